@@ -1,0 +1,56 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import type { Sql } from 'postgres'
+
+export const migrationsDir = fileURLToPath(new URL('../supabase/migrations/', import.meta.url))
+
+export interface Migration {
+  version: string
+  name: string
+  sql: string
+}
+
+export async function readMigrations(dir = migrationsDir): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
+  return Promise.all(
+    files.map(async (file) => {
+      const [, version, name] = /^(\d+)_(.+)\.sql$/.exec(file)!
+      return { version, name, sql: await readFile(dir + file, 'utf8') }
+    }),
+  )
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction, recording them in the
+ * same table the Supabase CLI uses, so `supabase db push` and this runner agree.
+ */
+export async function applyMigrations(sql: Sql, migrations?: Migration[]): Promise<string[]> {
+  const all = migrations ?? (await readMigrations())
+  await sql`create schema if not exists supabase_migrations`.catch(ignoreConcurrentDdl)
+  await sql`
+    create table if not exists supabase_migrations.schema_migrations (
+      version text primary key, statements text[], name text
+    )`.catch(ignoreConcurrentDdl)
+
+  const applied: string[] = []
+  for (const migration of all) {
+    await sql.begin(async (tx) => {
+      // Two processes starting at once must not both apply the same migration.
+      await tx`select pg_advisory_xact_lock(hashtext('tryon-migrations'))`
+      const done = await tx`
+        select 1 from supabase_migrations.schema_migrations where version = ${migration.version}`
+      if (done.length > 0) return
+      await tx.unsafe(migration.sql).simple()
+      await tx`
+        insert into supabase_migrations.schema_migrations (version, name, statements)
+        values (${migration.version}, ${migration.name}, ${[migration.sql]})`
+      applied.push(migration.version)
+    })
+  }
+  return applied
+}
+
+// `create ... if not exists` can still collide when two sessions run it at the same instant.
+function ignoreConcurrentDdl(error: { code?: string }): void {
+  if (error.code !== '23505' && error.code !== '42P07') throw error
+}

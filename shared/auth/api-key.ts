@@ -1,0 +1,67 @@
+export type KeyMode = 'live' | 'test'
+
+/** A key that passed the offline checks; whether it exists is the database's call. */
+export interface Credential {
+  mode: KeyMode
+  keyHash: Uint8Array
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+const KEY_SHAPE = /^vto_(live|test)_[0-9A-Za-z]{36}$/
+const BODY_LENGTH = 'vto_test_'.length + 30
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    table[n] = c >>> 0
+  }
+  return table
+})()
+
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+export function base62(value: number, width: number): string {
+  let out = ''
+  for (let v = value; v > 0; v = Math.floor(v / 62)) out = BASE62[v % 62] + out
+  return out.padStart(width, '0')
+}
+
+export const keyChecksum = (body: string) => base62(crc32(new TextEncoder().encode(body)), 6)
+
+/**
+ * Checks prefix, length, alphabet and checksum without a database call, so typos and
+ * garbage are refused for free. Always computes the checksum of a well-shaped key,
+ * so the time taken does not depend on how much of a forged key was right.
+ */
+export function keyModeOf(key: string): KeyMode | null {
+  if (!KEY_SHAPE.test(key)) return null
+  const checksumMatches = keyChecksum(key.slice(0, BODY_LENGTH)) === key.slice(BODY_LENGTH)
+  return checksumMatches ? (key.slice(4, 8) as KeyMode) : null
+}
+
+export async function hashApiKey(key: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)))
+}
+
+export async function credentialFrom(key: string | undefined): Promise<Credential | null> {
+  if (key === undefined) return null
+  const mode = keyModeOf(key.trim())
+  return mode ? { mode, keyHash: await hashApiKey(key.trim()) } : null
+}
+
+const KEY_PARAM = /^(x[-_]?)?api[-_]?key$|^key$/i
+const KEY_VALUE = /vto_(live|test)_/
+
+/** Keys belong in the header only: one in the URL may already sit in a proxy's logs. */
+export function urlCarriesKey(url: URL): boolean {
+  for (const [name, value] of url.searchParams) {
+    if (KEY_PARAM.test(name) || KEY_VALUE.test(value)) return true
+  }
+  return false
+}

@@ -1,0 +1,118 @@
+import postgres from 'postgres'
+import type { Sql } from 'postgres'
+import type { KeyMode } from '../auth/api-key.ts'
+
+/** Why a key may not be used; 'ok' when it may. */
+export type KeyVerdict = 'ok' | 'invalid_key' | 'key_inactive' | 'origin_not_allowed'
+
+export type ProductKind = 'standard' | 'wedding-dress'
+
+export interface BeginTryOn {
+  keyHash: Uint8Array
+  origin: string | null
+  tryOnId: string
+  productKind: ProductKind
+  clothingType?: string
+  parentUrl?: string
+  locale?: string
+}
+
+export type BeginResult =
+  | { verdict: 'ok'; keyMode: KeyMode; balance: number; creditsReserved: number }
+  | { verdict: 'insufficient_credits'; keyMode: KeyMode; balance: number }
+  | { verdict: Exclude<KeyVerdict, 'ok'> }
+
+export interface SettleTryOn {
+  tryOnId: string
+  /** 'generated', a bridal outcome, or the error code the request failed with. */
+  outcome: string
+  shortId?: string | null
+  resultPath?: string | null
+  engine?: string | null
+}
+
+export interface Settlement {
+  /** false when the try-on had already been settled or swept: nothing moved this time. */
+  settled: boolean
+  status: 'succeeded' | 'failed' | 'expired'
+  creditsCharged: number
+  balance: number
+  shortId: string | null
+}
+
+/** The database port: every credit movement happens inside one of these calls. */
+export interface BillingStore {
+  authorize(keyHash: Uint8Array, origin: string | null): Promise<KeyVerdict>
+  begin(request: BeginTryOn): Promise<BeginResult>
+  settle(request: SettleTryOn): Promise<Settlement>
+  sweep(olderThanSeconds: number): Promise<number>
+}
+
+export interface DatabaseOptions {
+  /** Off for Supabase's transaction pooler (port 6543), which cannot keep prepared statements. */
+  prepare?: boolean
+  max?: number
+}
+
+/** One small pool; production creates it once per isolate. */
+export function connectDatabase(url: string, options: DatabaseOptions = {}): Sql {
+  return postgres(url, {
+    prepare: options.prepare ?? !/:6543\//.test(url),
+    max: options.max ?? 5,
+    idle_timeout: 20,
+    connect_timeout: 10,
+    onnotice: () => {},
+  })
+}
+
+const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+
+export function createPostgresBilling(sql: Sql): BillingStore {
+  return {
+    async authorize(keyHash, origin) {
+      const [row] = await sql<{ verdict: KeyVerdict }[]>`
+        select verdict from tryon.authorize_api_key(decode(${toHex(keyHash)}, 'hex'), ${origin})`
+      return row.verdict
+    },
+
+    async begin(request) {
+      const [row] = await sql<{ verdict: string; key_mode: KeyMode; balance: string | null; credits_reserved: number }[]>`
+        select verdict, key_mode, balance, credits_reserved
+          from tryon.begin_tryon(
+            decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
+            ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
+            ${request.locale ?? null})`
+      const balance = Number(row.balance)
+      switch (row.verdict) {
+        case 'ok':
+          return { verdict: 'ok', keyMode: row.key_mode, balance, creditsReserved: row.credits_reserved }
+        case 'insufficient_credits':
+          return { verdict: 'insufficient_credits', keyMode: row.key_mode, balance }
+        default:
+          return { verdict: row.verdict as Exclude<KeyVerdict, 'ok'> }
+      }
+    },
+
+    async settle(request) {
+      const [row] = await sql<
+        { settled: boolean; status: Settlement['status']; credits_charged: number; balance: string; short_id: string | null }[]
+      >`
+        select settled, status, credits_charged, balance, short_id
+          from tryon.settle_tryon(${request.tryOnId}, ${request.outcome}, ${request.shortId ?? null},
+                                  ${request.resultPath ?? null}, ${request.engine ?? null})`
+      return {
+        settled: row.settled,
+        status: row.status,
+        creditsCharged: row.credits_charged,
+        balance: Number(row.balance),
+        shortId: row.short_id,
+      }
+    },
+
+    async sweep(olderThanSeconds) {
+      const [row] = await sql<{ refunded: number }[]>`
+        select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`
+      return row.refunded
+    },
+  }
+}

@@ -1,0 +1,40 @@
+import type { DecodedImageInfo } from '../images/types.ts'
+
+/** What an engine is asked to dress the person in. `undefined` lets the engine guess from the garment. */
+export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
+
+/** An input image after intake: validated bytes plus what its header said. */
+export interface InputImage extends DecodedImageInfo {
+  bytes: Uint8Array
+}
+
+export interface GeneratedImage {
+  bytes: Uint8Array
+  contentType: 'image/jpeg' | 'image/png' | 'image/webp'
+}
+
+export interface TryOnRequest {
+  person: InputImage
+  garment: InputImage
+  /** Fitted region; undefined means "best guess from the garment image". */
+  category: GarmentCategory | undefined
+  /** Free-text hint as the caller sent it (providers may use it in a prompt). */
+  clothingType?: string
+  locale?: string
+  signal?: AbortSignal
+}
+
+/**
+ * Expected outcomes are values so billing can settle on them; only bugs throw.
+ * rejected → 422, invalid_input → 400, failed → 500.
+ */
+export type EngineOutcome =
+  | { kind: 'generated'; image: GeneratedImage }
+  | { kind: 'rejected'; reason: string }
+  | { kind: 'invalid_input'; reason: string }
+  | { kind: 'failed'; reason: string }
+
+export interface TryOnEngine {
+  readonly name: string
+  generate(request: TryOnRequest): Promise<EngineOutcome>
+}

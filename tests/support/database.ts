@@ -1,0 +1,100 @@
+import type { Sql } from 'postgres'
+import { connectDatabase } from '../../shared/billing/store.ts'
+import { startEmbeddedPostgres } from '../../devstack/embedded-postgres.ts'
+import { applyMigrations } from '../../devstack/migrations.ts'
+
+export type DatabaseKind = 'postgres' | 'pglite'
+
+export interface TestDatabase {
+  kind: DatabaseKind
+  url: string
+  sql: Sql
+  close(): Promise<void>
+}
+
+/** The real server CI starts; override with TEST_DATABASE_URL. */
+export const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** Prepared statements off reproduces Supabase's transaction pooler (TEST_PREPARE=0). */
+const prepare = process.env.TEST_PREPARE !== '0'
+
+/** A freshly migrated database of its own for one test file. */
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const embedded = await startEmbeddedPostgres({})
+    const sql = connectDatabase(embedded.url, { prepare, max: 4 })
+    await applyMigrations(sql)
+    return {
+      kind,
+      url: embedded.url,
+      sql,
+      async close() {
+        await sql.end()
+        await embedded.stop()
+      },
+    }
+  }
+
+  const name = `tryon_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = connectDatabase(serverUrl, { max: 1 })
+  await admin.unsafe(`create database ${name}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  const sql = connectDatabase(url.toString(), { prepare, max: 8 })
+  await applyMigrations(sql)
+  return {
+    kind,
+    url: url.toString(),
+    sql,
+    async close() {
+      await sql.end()
+      await admin.unsafe(`drop database if exists ${name} with (force)`)
+      await admin.end()
+    },
+  }
+}
+
+export interface LedgerCheck {
+  balance: number
+  reserved: number
+  ledgerBalance: number
+  ledgerReserved: number
+  heldByTryOns: number
+}
+
+/** The invariants every test can assert: balances equal their ledger sums. */
+export async function ledgerCheck(sql: Sql, accountId: string): Promise<LedgerCheck> {
+  const [row] = await sql`
+    select a.balance::float8 as balance, a.reserved::float8 as reserved,
+           coalesce((select sum(delta) from tryon.ledger l where l.account_id = a.id), 0)::float8 as ledger_balance,
+           coalesce((select sum(reserved_delta) from tryon.ledger l where l.account_id = a.id), 0)::float8 as ledger_reserved,
+           coalesce((select sum(credits_reserved) from tryon.tryons t
+                      where t.account_id = a.id and t.status = 'reserved'), 0)::float8 as held
+      from tryon.accounts a where a.id = ${accountId}`
+  return {
+    balance: row.balance,
+    reserved: row.reserved,
+    ledgerBalance: row.ledger_balance,
+    ledgerReserved: row.ledger_reserved,
+    heldByTryOns: row.held,
+  }
+}
+
+export interface CreatedKey {
+  apiKey: string
+  keyId: string
+  accountId: string
+  credits: number
+}
+
+export async function createKey(
+  sql: Sql,
+  options: { credits?: number; mode?: 'live' | 'test'; origins?: string[]; active?: boolean; accountId?: string } = {},
+): Promise<CreatedKey> {
+  const [row] = await sql`
+    select api_key, key_id, account_id, credits::float8 as credits
+      from tryon.create_api_key(${options.credits ?? 0}, ${options.mode ?? 'test'},
+                                ${options.origins ?? []}::text[], ${options.active ?? true}, null,
+                                ${options.accountId ?? null})`
+  return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
+}
