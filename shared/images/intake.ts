@@ -1,0 +1,141 @@
+import type { InputImage } from '../engine/types.ts'
+import { ApiError } from '../http/errors.ts'
+import { decodeBase64, decodedLengthOf } from './base64.ts'
+import { ImageFetchError, type ImageFetcher } from './fetch.ts'
+import { readImageHeader } from './sniff.ts'
+import type { ImageField, ImageLimits } from './types.ts'
+
+export interface ImageIntakeDeps {
+  fetchImage: ImageFetcher
+  limits: ImageLimits
+}
+
+const ACCEPTED_FORMS = 'an http(s) URL, a data:image/<type>;base64,<data> URI or raw base64'
+const ACCEPTED_TYPES = 'JPEG, PNG or WebP'
+// A data URI as the spec writes it; media-type parameters before ";base64" are tolerated.
+const DATA_URI_PREFIX = /^data:image\/[a-z0-9.+-]+(?:;[a-z0-9.+-]+=[a-z0-9.+-]*)*;base64,/i
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i
+
+/**
+ * Turns a `userPhoto` / `productImage` value (URL, data URI or raw base64) into
+ * validated image bytes, or throws an ApiError naming the field.
+ */
+export async function intakeImage(
+  field: ImageField,
+  value: string,
+  deps: ImageIntakeDeps,
+  signal?: AbortSignal,
+): Promise<InputImage> {
+  const text = value.trim()
+  if (text === '') {
+    throw new ApiError('invalid_request', `${field}: is empty; send ${ACCEPTED_FORMS}`)
+  }
+  let bytes: Uint8Array
+  if (/^data:/i.test(text)) {
+    bytes = decodeDataUri(field, text, deps.limits)
+  } else if (SCHEME.test(text)) {
+    // Base64 never contains ':', so anything with a scheme is meant as a URL.
+    bytes = await fetchFromUrl(field, text, deps, signal)
+  } else {
+    bytes = decodePayload(field, text, deps.limits, `is neither a URL nor valid base64; send ${ACCEPTED_FORMS}`)
+  }
+  return checkImage(field, bytes, deps.limits)
+}
+
+function decodeDataUri(field: ImageField, text: string, limits: ImageLimits): Uint8Array {
+  const prefix = DATA_URI_PREFIX.exec(text)
+  if (!prefix) {
+    throw new ApiError(
+      'invalid_request',
+      `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`,
+    )
+  }
+  return decodePayload(field, text.slice(prefix[0].length), limits, 'the data URI payload is not valid base64')
+}
+
+function decodePayload(field: ImageField, payload: string, limits: ImageLimits, invalid: string): Uint8Array {
+  // Refuse oversized payloads from their length alone; only long strings pay for the exact count.
+  if ((payload.length * 3) / 4 > limits.maxBytes) {
+    const decodedLength = decodedLengthOf(payload)
+    if (decodedLength > limits.maxBytes) throw tooLarge(field, limits, decodedLength)
+  }
+  const bytes = decodeBase64(payload)
+  if (!bytes) throw new ApiError('invalid_request', `${field}: ${invalid}`)
+  return bytes
+}
+
+async function fetchFromUrl(
+  field: ImageField,
+  text: string,
+  deps: ImageIntakeDeps,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new ApiError('invalid_request', `${field}: is not a valid URL; send ${ACCEPTED_FORMS}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiError('image_unreachable', `${field}: only http and https image URLs can be fetched`)
+  }
+  try {
+    return await deps.fetchImage(url, { maxBytes: deps.limits.maxBytes, signal })
+  } catch (error) {
+    // The caller gave up (client gone or request deadline): not the image's fault.
+    if (signal?.aborted) throw signal.reason
+    if (error instanceof ImageFetchError) {
+      if (error.reason === 'too_large') throw tooLarge(field, deps.limits)
+      throw new ApiError('image_unreachable', `${field}: could not fetch the image: ${error.message}`)
+    }
+    throw new ApiError('image_unreachable', `${field}: could not fetch the image`)
+  }
+}
+
+function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): InputImage {
+  if (bytes.length < limits.minBytes) {
+    throw new ApiError(
+      'image_too_small',
+      `${field}: image is smaller than ${formatLimit(limits.minBytes)} (${formatCount(bytes.length)} bytes); ` +
+        `images must be at least ${formatLimit(limits.minBytes)}`,
+    )
+  }
+  if (bytes.length > limits.maxBytes) throw tooLarge(field, limits, bytes.length)
+
+  const header = readImageHeader(bytes)
+  if (!header) {
+    throw new ApiError(
+      'unsupported_image',
+      `${field}: image is not a readable ${ACCEPTED_TYPES} (the format is read from the bytes, ` +
+        `not from the URL or data URI); send a ${ACCEPTED_TYPES} image`,
+    )
+  }
+  const pixels = header.width * header.height
+  if (pixels > limits.maxPixels) {
+    throw new ApiError(
+      'image_too_large',
+      `${field}: image is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels); ` +
+        `images may have at most ${limits.maxPixels / 1e6} megapixels`,
+    )
+  }
+  return { ...header, bytes }
+}
+
+function tooLarge(field: ImageField, limits: ImageLimits, size?: number): ApiError {
+  const actual = size === undefined ? '' : ` (${formatCount(size)} bytes)`
+  return new ApiError(
+    'image_too_large',
+    `${field}: image is larger than ${formatLimit(limits.maxBytes)}${actual}; ` +
+      `images may be at most ${formatLimit(limits.maxBytes)}`,
+  )
+}
+
+function formatLimit(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`
+  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`
+  return `${bytes} bytes`
+}
+
+function formatCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
