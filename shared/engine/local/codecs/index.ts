@@ -1,0 +1,26 @@
+import type { ImageFormat } from '../../../images/types.ts'
+import { decodeJpeg } from './jpeg-decoder.ts'
+import { decodePng } from './png-decoder.ts'
+import { ImageDecodeError, type RgbaImage } from './raster.ts'
+import { decodeWebp } from './webp-decoder.ts'
+
+export { encodeJpeg } from './jpeg-encoder.ts'
+export { ImageDecodeError, createRgba, type RgbaImage } from './raster.ts'
+
+export interface DecodeOptions {
+  /** The smallest long side the caller needs; JPEG uses it to decode at a reduced scale. */
+  minLongSide?: number
+}
+
+/** Decodes JPEG, PNG or WebP bytes to RGBA; throws ImageDecodeError for data it cannot read. */
+export function decodeImage(bytes: Uint8Array, format: ImageFormat, options: DecodeOptions = {}): RgbaImage {
+  try {
+    if (format === 'jpeg') return decodeJpeg(bytes, options)
+    if (format === 'png') return decodePng(bytes)
+    return decodeWebp(bytes)
+  } catch (error) {
+    if (error instanceof ImageDecodeError) throw error
+    // Out-of-range reads in malformed data surface as TypeErrors/RangeErrors: still a bad image, not a bug of ours.
+    throw new ImageDecodeError(`the ${format.toUpperCase()} data is corrupt`)
+  }
+}

@@ -1,0 +1,332 @@
+import { buildHuffmanTable, decodeScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
+import { outputBlock } from './jpeg-idct.ts'
+import { ImageDecodeError, type RgbaImage } from './raster.ts'
+
+export interface JpegDecodeOptions {
+  /** The smallest long side the caller needs: lets the decoder drop resolution in the DCT domain (1/2, 1/4, 1/8). */
+  minLongSide?: number
+}
+
+interface FrameComponent extends ScanComponent {
+  id: number
+  quantIndex: number
+  plane: Uint8Array
+  planeWidth: number
+}
+
+interface Frame {
+  width: number
+  height: number
+  progressive: boolean
+  hMax: number
+  vMax: number
+  mcusPerLine: number
+  mcusPerColumn: number
+  scale: number
+  components: FrameComponent[]
+}
+
+const UNSUPPORTED_SOF: Record<number, string> = {
+  0xc3: 'lossless JPEG', 0xc5: 'hierarchical JPEG', 0xc6: 'hierarchical JPEG', 0xc7: 'hierarchical JPEG',
+  0xc9: 'arithmetic-coded JPEG', 0xca: 'arithmetic-coded JPEG', 0xcb: 'arithmetic-coded JPEG',
+  0xcd: 'arithmetic-coded JPEG', 0xce: 'arithmetic-coded JPEG', 0xcf: 'arithmetic-coded JPEG',
+}
+
+/** Baseline and progressive Huffman JPEG, 8-bit, any subsampling; grayscale, YCbCr, RGB, CMYK/YCCK. */
+export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): RgbaImage {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) throw new ImageDecodeError('not a JPEG file')
+  const quantTables: (Uint16Array | null)[] = [null, null, null, null]
+  const dcTables: (HuffmanTable | null)[] = [null, null, null, null]
+  const acTables: (HuffmanTable | null)[] = [null, null, null, null]
+  let frame: Frame | null = null
+  let adobeTransform = -1
+  let restartInterval = 0
+  let scans = 0
+  let pos = 2
+
+  const u16 = (at: number): number => (bytes[at] << 8) | bytes[at + 1]
+
+  while (pos < bytes.length) {
+    pos = nextMarker(bytes, pos)
+    if (pos + 1 >= bytes.length) break
+    const marker = bytes[pos + 1]
+    pos += 2
+    if (marker === 0xd9) break
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) continue
+    if (pos + 2 > bytes.length) throw new ImageDecodeError('the JPEG data is truncated')
+    const end = pos + u16(pos)
+    if (end > bytes.length || end < pos + 2) throw new ImageDecodeError('the JPEG data is truncated or corrupt')
+    let p = pos + 2
+    if (marker === 0xdb) {
+      while (p < end) {
+        const wide = bytes[p] >> 4
+        const table = new Uint16Array(64)
+        const index = bytes[p++] & 15
+        for (let k = 0; k < 64; k++, p += wide ? 2 : 1) table[ZIGZAG[k]] = wide ? u16(p) : bytes[p]
+        if (index > 3) throw new ImageDecodeError('the JPEG has an invalid quantization table')
+        quantTables[index] = table
+      }
+    } else if (marker === 0xc4) {
+      while (p < end) {
+        const tableClass = bytes[p] >> 4
+        const index = bytes[p++] & 15
+        const counts = bytes.subarray(p, p + 16)
+        let total = 0
+        for (let i = 0; i < 16; i++) total += counts[i]
+        p += 16
+        if (index > 3 || p + total > end) throw new ImageDecodeError('the JPEG has an invalid Huffman table')
+        const table = buildHuffmanTable(counts, bytes.slice(p, p + total))
+        p += total
+        if (tableClass === 0) dcTables[index] = table
+        else acTables[index] = table
+      }
+    } else if (marker === 0xdd) {
+      restartInterval = u16(p)
+    } else if (marker === 0xee) {
+      if (bytes[p] === 0x41 && bytes[p + 1] === 0x64 && bytes[p + 2] === 0x6f && bytes[p + 3] === 0x62 && bytes[p + 4] === 0x65) {
+        adobeTransform = bytes[p + 11]
+      }
+    } else if (marker === 0xc0 || marker === 0xc1 || marker === 0xc2) {
+      if (frame) throw new ImageDecodeError('the JPEG has more than one frame')
+      frame = readFrame(bytes, p, marker === 0xc2, options.minLongSide ?? 0)
+    } else if (UNSUPPORTED_SOF[marker]) {
+      throw new ImageDecodeError(`${UNSUPPORTED_SOF[marker]} is not supported`)
+    } else if (marker === 0xda) {
+      if (!frame) throw new ImageDecodeError('the JPEG has a scan before its frame header')
+      pos = readScan(bytes, p, end, frame, quantTables, dcTables, acTables, restartInterval)
+      scans++
+      continue
+    }
+    pos = end
+  }
+  if (!frame || scans === 0) throw new ImageDecodeError('the JPEG contains no image data')
+  if (frame.progressive) {
+    for (const c of frame.components) {
+      const quant = requireQuant(quantTables, c.quantIndex)
+      for (let row = 0; row < c.blocksPerColumn; row++) {
+        for (let col = 0; col < c.blocksPerLine; col++) {
+          outputBlock(c.coefficients, (row * c.blocksPerLine + col) * 64, quant, frame.scale, c.plane, c.planeWidth, row, col)
+        }
+      }
+    }
+  }
+  return toRgba(frame, adobeTransform)
+}
+
+function nextMarker(bytes: Uint8Array, pos: number): number {
+  while (pos + 1 < bytes.length) {
+    if (bytes[pos] === 0xff && bytes[pos + 1] !== 0 && bytes[pos + 1] !== 0xff) return pos
+    pos++
+  }
+  return bytes.length
+}
+
+function requireQuant(tables: (Uint16Array | null)[], index: number): Uint16Array {
+  const table = tables[index]
+  if (!table) throw new ImageDecodeError('the JPEG is missing a quantization table')
+  return table
+}
+
+function readFrame(bytes: Uint8Array, p: number, progressive: boolean, minLongSide: number): Frame {
+  const precision = bytes[p]
+  if (precision !== 8) throw new ImageDecodeError(`${precision}-bit JPEG is not supported`)
+  const height = (bytes[p + 1] << 8) | bytes[p + 2]
+  const width = (bytes[p + 3] << 8) | bytes[p + 4]
+  const count = bytes[p + 5]
+  if (width === 0 || height === 0) throw new ImageDecodeError('the JPEG has no dimensions in its frame header')
+  if (count !== 1 && count !== 3 && count !== 4) throw new ImageDecodeError(`a JPEG with ${count} components is not supported`)
+  let scale = 8
+  const wanted = minLongSide > 0 ? minLongSide : Infinity
+  while (scale > 1 && Math.ceil(Math.max(width, height) / scale) < wanted) scale >>= 1
+  const specs = []
+  let hMax = 1
+  let vMax = 1
+  for (let i = 0; i < count; i++) {
+    const at = p + 6 + i * 3
+    const h = bytes[at + 1] >> 4
+    const v = bytes[at + 1] & 15
+    if (h < 1 || h > 4 || v < 1 || v > 4) throw new ImageDecodeError('the JPEG has invalid sampling factors')
+    hMax = Math.max(hMax, h)
+    vMax = Math.max(vMax, v)
+    specs.push({ id: bytes[at], h, v, quantIndex: bytes[at + 2] & 3 })
+  }
+  const mcusPerLine = Math.ceil(width / (8 * hMax))
+  const mcusPerColumn = Math.ceil(height / (8 * vMax))
+  const size = 8 / scale
+  const components = specs.map((s): FrameComponent => {
+    const blocksPerLine = mcusPerLine * s.h
+    const blocksPerColumn = mcusPerColumn * s.v
+    const planeWidth = blocksPerLine * size
+    return {
+      ...s,
+      blocksPerLine,
+      blocksPerColumn,
+      usedBlocksPerLine: Math.ceil(Math.ceil((width * s.h) / hMax) / 8),
+      usedBlocksPerColumn: Math.ceil(Math.ceil((height * s.v) / vMax) / 8),
+      coefficients: new Int16Array(progressive ? blocksPerLine * blocksPerColumn * 64 : 64),
+      dcTable: null,
+      acTable: null,
+      pred: 0,
+      hasAc: true,
+      plane: new Uint8Array(planeWidth * blocksPerColumn * size),
+      planeWidth,
+    }
+  })
+  return { width, height, progressive, hMax, vMax, mcusPerLine, mcusPerColumn, scale, components }
+}
+
+function readScan(
+  bytes: Uint8Array, p: number, end: number, frame: Frame, quantTables: (Uint16Array | null)[],
+  dcTables: (HuffmanTable | null)[], acTables: (HuffmanTable | null)[], restartInterval: number,
+): number {
+  const count = bytes[p++]
+  const components: FrameComponent[] = []
+  for (let i = 0; i < count; i++, p += 2) {
+    const c = frame.components.find((x) => x.id === bytes[p])
+    if (!c) throw new ImageDecodeError('the JPEG scan names an unknown component')
+    c.dcTable = dcTables[bytes[p + 1] >> 4]
+    c.acTable = acTables[bytes[p + 1] & 15]
+    c.pred = 0
+    components.push(c)
+  }
+  const spectralStart = bytes[p]
+  const spectralEnd = bytes[p + 1]
+  const approxHigh = bytes[p + 2] >> 4
+  const approxLow = bytes[p + 2] & 15
+  const needsDc = !frame.progressive || (spectralStart === 0 && approxHigh === 0)
+  const needsAc = !frame.progressive || spectralStart > 0
+  for (const c of components) {
+    if ((needsDc && !c.dcTable) || (needsAc && !c.acTable)) throw new ImageDecodeError('the JPEG is missing a Huffman table')
+  }
+  if (frame.progressive && (spectralEnd > 63 || spectralStart > spectralEnd)) throw new ImageDecodeError('the JPEG has an invalid progressive scan')
+  const scale = frame.scale
+  return decodeScan(bytes, end, {
+    components,
+    mcusPerLine: frame.mcusPerLine,
+    mcusPerColumn: frame.mcusPerColumn,
+    restartInterval,
+    progressive: frame.progressive,
+    spectralStart,
+    spectralEnd,
+    approxHigh,
+    approxLow,
+    onBlock: frame.progressive
+      ? null
+      : (sc, row, col) => {
+          const c = sc as FrameComponent
+          outputBlock(c.coefficients, 0, requireQuant(quantTables, c.quantIndex), scale, c.plane, c.planeWidth, row, col, c.hasAc)
+        },
+  })
+}
+
+const CR_R = new Int32Array(256)
+const CB_B = new Int32Array(256)
+const CR_G = new Int32Array(256)
+const CB_G = new Int32Array(256)
+for (let i = 0; i < 256; i++) {
+  const d = i - 128
+  CR_R[i] = Math.round(1.402 * d)
+  CB_B[i] = Math.round(1.772 * d)
+  CR_G[i] = Math.round(-0.714136 * 65536 * d)
+  CB_G[i] = Math.round(-0.344136 * 65536 * d) + 32768
+}
+
+function clamp(v: number): number {
+  return v < 0 ? 0 : v > 255 ? 255 : v
+}
+
+interface Sampler {
+  plane: Uint8Array
+  columns: Int32Array
+  rowStart(y: number): number
+}
+
+function toRgba(frame: Frame, adobeTransform: number): RgbaImage {
+  const width = Math.ceil(frame.width / frame.scale)
+  const height = Math.ceil(frame.height / frame.scale)
+  const data = new Uint8Array(width * height * 4)
+  const samplers = frame.components.map((c): Sampler => {
+    const columns = new Int32Array(width)
+    for (let x = 0; x < width; x++) columns[x] = ((x * c.h) / frame.hMax) | 0
+    return { plane: c.plane, columns, rowStart: (y) => (((y * c.v) / frame.vMax) | 0) * c.planeWidth }
+  })
+  const ids = frame.components.map((c) => c.id)
+  if (samplers.length === 1) grayRows(samplers[0], data, width, height)
+  else if (samplers.length === 3) {
+    const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
+    if (rgb) rgbRows(samplers, data, width, height)
+    else ycbcrRows(samplers, data, width, height)
+  } else {
+    if (adobeTransform === 2) ycbcrRows(samplers, data, width, height)
+    else rgbRows(samplers, data, width, height)
+    applyInk(samplers[3], data, width, height, adobeTransform === 2)
+  }
+  return { width, height, data }
+}
+
+function grayRows(s: Sampler, data: Uint8Array, width: number, height: number): void {
+  const { plane, columns } = s
+  for (let y = 0, o = 0; y < height; y++) {
+    const row = s.rowStart(y)
+    for (let x = 0; x < width; x++, o += 4) {
+      const g = plane[row + columns[x]]
+      data[o] = g
+      data[o + 1] = g
+      data[o + 2] = g
+      data[o + 3] = 255
+    }
+  }
+}
+
+function rgbRows(s: Sampler[], data: Uint8Array, width: number, height: number): void {
+  const [a, b, c] = s
+  for (let y = 0, o = 0; y < height; y++) {
+    const ra = a.rowStart(y)
+    const rb = b.rowStart(y)
+    const rc = c.rowStart(y)
+    for (let x = 0; x < width; x++, o += 4) {
+      data[o] = a.plane[ra + a.columns[x]]
+      data[o + 1] = b.plane[rb + b.columns[x]]
+      data[o + 2] = c.plane[rc + c.columns[x]]
+      data[o + 3] = 255
+    }
+  }
+}
+
+function ycbcrRows(s: Sampler[], data: Uint8Array, width: number, height: number): void {
+  const [ys, bs, rs] = s
+  const yp = ys.plane
+  const bp = bs.plane
+  const rp = rs.plane
+  const yc = ys.columns
+  const bc = bs.columns
+  const rc = rs.columns
+  for (let y = 0, o = 0; y < height; y++) {
+    const ry = ys.rowStart(y)
+    const rb = bs.rowStart(y)
+    const rr = rs.rowStart(y)
+    for (let x = 0; x < width; x++, o += 4) {
+      const l = yp[ry + yc[x]]
+      const cb = bp[rb + bc[x]]
+      const cr = rp[rr + rc[x]]
+      data[o] = clamp(l + CR_R[cr])
+      data[o + 1] = clamp(l + ((CB_G[cb] + CR_G[cr]) >> 16))
+      data[o + 2] = clamp(l + CB_B[cb])
+      data[o + 3] = 255
+    }
+  }
+}
+
+/** Adobe stores CMYK inverted, so each ink channel times K gives the RGB channel directly. */
+function applyInk(k: Sampler, data: Uint8Array, width: number, height: number, invert: boolean): void {
+  for (let y = 0, o = 0; y < height; y++) {
+    const row = k.rowStart(y)
+    for (let x = 0; x < width; x++, o += 4) {
+      const black = k.plane[row + k.columns[x]]
+      for (let i = 0; i < 3; i++) {
+        const v = invert ? 255 - data[o + i] : data[o + i]
+        data[o + i] = ((v * black + 127) / 255) | 0
+      }
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import type { RgbaImage } from './codecs/raster.ts'
+import type { Scale, Placement } from './fit.ts'
+import type { GarmentCutout } from './garment.ts'
+import type { Mask } from './segmentation.ts'
+
+/** Multiplicative shading from the person photo, on a half-resolution grid over the garment's area. */
+interface ShadingMap {
+  x0: number
+  y0: number
+  width: number
+  height: number
+  factor: Float32Array
+}
+
+/**
+ * Draws the fitted garment over the person: garment colour and texture, modulated by the person's own light
+ * and folds, blended through the garment's soft alpha. Returns a new image; the input is not modified.
+ */
+export function compositeGarment(person: RgbaImage, bodyMask: Mask, maskScale: Scale, garment: GarmentCutout, placement: Placement, figureHeight: number): RgbaImage {
+  const { width, height } = person
+  const out = new Uint8Array(person.data)
+  const g = garment.image
+  const gw = g.width
+  const gh = g.height
+  const gd = g.data
+  const yStart = Math.max(0, placement.top)
+  const yEnd = Math.min(height, placement.bottom)
+  if (yEnd <= yStart) return { width, height, data: out }
+
+  let minX = width
+  let maxX = 0
+  for (let y = yStart; y < yEnd; y++) {
+    const i = (y - placement.top) * 4
+    minX = Math.min(minX, Math.max(0, Math.floor(placement.outputX[i])))
+    maxX = Math.max(maxX, Math.min(width, Math.ceil(placement.outputX[i + 3])))
+  }
+  if (maxX <= minX) return { width, height, data: out }
+  const shading = shadingMap(person, bodyMask, maskScale, minX, yStart, maxX, yEnd, figureHeight)
+  const guardRamp = Math.max(2, figureHeight * 0.01)
+
+  for (let y = yStart; y < yEnd; y++) {
+    const i = y - placement.top
+    const guard = y < placement.guardY ? 0 : Math.min(1, (y - placement.guardY) / guardRamp)
+    if (guard <= 0) continue
+    const gy = Math.min(gh - 1, Math.max(0, placement.sourceRow[i] - 0.5))
+    const gy0 = Math.floor(gy)
+    const gy1 = Math.min(gh - 1, gy0 + 1)
+    const fy = gy - gy0
+    const row0 = gy0 * gw
+    const row1 = gy1 * gw
+    const shadingRow = Math.min(shading.height - 1, (y - shading.y0) >> 1) * shading.width
+    for (let segment = 0; segment < 3; segment++) {
+      const xa = placement.outputX[i * 4 + segment]
+      const xb = placement.outputX[i * 4 + segment + 1]
+      if (xb - xa < 0.01) continue
+      const ga = placement.garmentX[i * 4 + segment]
+      const slope = (placement.garmentX[i * 4 + segment + 1] - ga) / (xb - xa)
+      const from = Math.max(0, Math.ceil(xa - 0.5))
+      const to = Math.min(width, Math.ceil(xb - 0.5))
+      for (let x = from; x < to; x++) {
+        const gx = ga + (x + 0.5 - xa) * slope - 0.5
+        if (gx <= -1 || gx >= gw) continue
+        const gx0 = Math.floor(gx)
+        const fx = gx - gx0
+        const p00 = gx0 >= 0 ? (row0 + gx0) * 4 : -1
+        const p10 = gx0 + 1 < gw ? (row0 + gx0 + 1) * 4 : -1
+        const p01 = gx0 >= 0 ? (row1 + gx0) * 4 : -1
+        const p11 = gx0 + 1 < gw ? (row1 + gx0 + 1) * 4 : -1
+        const a00 = p00 >= 0 ? gd[p00 + 3] * (1 - fx) * (1 - fy) : 0
+        const a10 = p10 >= 0 ? gd[p10 + 3] * fx * (1 - fy) : 0
+        const a01 = p01 >= 0 ? gd[p01 + 3] * (1 - fx) * fy : 0
+        const a11 = p11 >= 0 ? gd[p11 + 3] * fx * fy : 0
+        const alpha = a00 + a10 + a01 + a11
+        if (alpha < 1) continue
+        const o = (y * width + x) * 4
+        const light = shading.factor[shadingRow + Math.min(shading.width - 1, (x - shading.x0) >> 1)]
+        const coverage = (alpha / 255) * guard
+        const k = (light * coverage) / alpha
+        const keep = 1 - coverage
+        for (let c = 0; c < 3; c++) {
+          let v = 0
+          if (a00 > 0) v += gd[p00 + c] * a00
+          if (a10 > 0) v += gd[p10 + c] * a10
+          if (a01 > 0) v += gd[p01 + c] * a01
+          if (a11 > 0) v += gd[p11 + c] * a11
+          const blended = out[o + c] * keep + v * k
+          out[o + c] = blended > 255 ? 255 : blended
+        }
+      }
+    }
+  }
+  return { width, height, data: out }
+}
+
+/**
+ * Fold shading is the ratio of lightly to heavily blurred luminance inside the body; overall lighting is the
+ * heavy blur against the body's mean. Blurs are weighted by the body mask so the backdrop does not bleed in.
+ */
+function shadingMap(person: RgbaImage, mask: Mask, maskScale: Scale, x0: number, y0: number, x1: number, y1: number, figureHeight: number): ShadingMap {
+  const width = Math.max(1, Math.ceil((x1 - x0) / 2))
+  const height = Math.max(1, Math.ceil((y1 - y0) / 2))
+  const n = width * height
+  const luma = new Float32Array(n)
+  const weight = new Float32Array(n)
+  const d = person.data
+  for (let y = 0; y < height; y++) {
+    const py = Math.min(person.height - 1, y0 + y * 2)
+    const py1 = Math.min(person.height - 1, py + 1)
+    const my = Math.min(mask.height - 1, Math.floor((py + 1) / maskScale.y))
+    for (let x = 0; x < width; x++) {
+      const px = Math.min(person.width - 1, x0 + x * 2)
+      const px1 = Math.min(person.width - 1, px + 1)
+      const a = (py * person.width + px) * 4
+      const b = (py * person.width + px1) * 4
+      const c = (py1 * person.width + px) * 4
+      const e = (py1 * person.width + px1) * 4
+      const sum = 0.299 * (d[a] + d[b] + d[c] + d[e]) + 0.587 * (d[a + 1] + d[b + 1] + d[c + 1] + d[e + 1]) + 0.114 * (d[a + 2] + d[b + 2] + d[c + 2] + d[e + 2])
+      const inside = mask.data[my * mask.width + Math.min(mask.width - 1, Math.floor((px + 1) / maskScale.x))]
+      const w = inside ? 1 : 0.02
+      luma[y * width + x] = (sum / 4) * w
+      weight[y * width + x] = w
+    }
+  }
+  const fineRadius = Math.max(1, Math.round((figureHeight * 0.004) / 2))
+  const foldRadius = Math.max(2, Math.round((figureHeight * 0.03) / 2))
+  const lightRadius = Math.max(3, Math.round((figureHeight * 0.12) / 2))
+  const fine = normalizedBlur(luma, weight, width, height, fineRadius)
+  const fold = normalizedBlur(luma, weight, width, height, foldRadius)
+  const light = normalizedBlur(luma, weight, width, height, lightRadius)
+  const bodyShare = boxSum(weight, width, height, fineRadius)
+  const windowArea = (2 * fineRadius + 1) * (2 * fineRadius + 1)
+  let total = 0
+  let count = 0
+  for (let i = 0; i < n; i++) {
+    if (weight[i] === 1) {
+      total += light[i]
+      count++
+    }
+  }
+  const reference = count ? total / count : 128
+  const factor = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    const folds = Math.pow(clamp((fine[i] + 10) / (fold[i] + 10), 0.8, 1.22), 0.8)
+    const lighting = Math.pow(clamp((light[i] + 10) / (reference + 10), 0.85, 1.15), 0.5)
+    const share = Math.min(1, bodyShare[i] / windowArea)
+    factor[i] = 1 + (folds * lighting - 1) * share
+  }
+  return { x0, y0, width, height, factor }
+}
+
+/** Mean of the weighted signal over a (2r+1)² window: weights keep the backdrop out of the body's average. */
+function normalizedBlur(weighted: Float32Array, weight: Float32Array, width: number, height: number, r: number): Float32Array {
+  const sum = boxSum(weighted, width, height, r)
+  const norm = boxSum(weight, width, height, r)
+  for (let i = 0; i < sum.length; i++) sum[i] = norm[i] > 1e-6 ? sum[i] / norm[i] : 0
+  return sum
+}
+
+/** Sum over a (2r+1)² window clipped to the image, by running sums in each direction. */
+function boxSum(src: Float32Array, width: number, height: number, r: number): Float32Array {
+  const tmp = new Float32Array(src.length)
+  const out = new Float32Array(src.length)
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    let sum = 0
+    for (let x = 0; x < Math.min(width, r); x++) sum += src[row + x]
+    for (let x = 0; x < width; x++) {
+      if (x + r < width) sum += src[row + x + r]
+      if (x - r - 1 >= 0) sum -= src[row + x - r - 1]
+      tmp[row + x] = sum
+    }
+  }
+  for (let x = 0; x < width; x++) {
+    let sum = 0
+    for (let y = 0; y < Math.min(height, r); y++) sum += tmp[y * width + x]
+    for (let y = 0; y < height; y++) {
+      if (y + r < height) sum += tmp[(y + r) * width + x]
+      if (y - r - 1 >= 0) sum -= tmp[(y - r - 1) * width + x]
+      out[y * width + x] = sum
+    }
+  }
+  return out
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return v < lo ? lo : v > hi ? hi : v
+}

@@ -1,0 +1,131 @@
+import type { GarmentCategory } from '../types.ts'
+import type { GarmentCutout } from './garment.ts'
+import type { BodyLayout, RowSpans } from './person.ts'
+
+/**
+ * Where the garment lands on the output: for each output row in [top, bottom), the garment row to sample and
+ * a piecewise-linear map across the row (left sleeve, body, right sleeve) so the garment follows the body row by row.
+ */
+export interface Placement {
+  top: number
+  bottom: number
+  sourceRow: Float32Array
+  /** Four output x positions per row: left end, body left, body right, right end. */
+  outputX: Float32Array
+  /** The garment x at each of those four positions. */
+  garmentX: Float32Array
+  /** Output rows above this are never covered (the head stays untouched). */
+  guardY: number
+}
+
+/** Garment length over shoulder width beyond which a dress is a long gown that reaches the ankles. */
+const LONG_DRESS_RATIO = 2.9
+/** Length over waistband width beyond which a bottom is full-length trousers. */
+const FULL_LENGTH_BOTTOM_RATIO = 1.6
+
+/** Output pixels per analysis pixel, per axis. */
+export interface Scale {
+  x: number
+  y: number
+}
+
+export function fitGarment(garment: GarmentCutout, category: GarmentCategory, body: BodyLayout, scale: Scale): Placement {
+  const H = body.figureHeight * scale.y
+  const Y = (v: number) => v * scale.y
+  const shoulderWidth = body.shoulderWidth * scale.x
+  const gw = garment.image.width
+  const gh = garment.image.height
+  const proportion = gh / Math.max(1, garment.topWidth)
+  const spanAt = (spans: RowSpans, y: number): [number, number] => {
+    const ay = Math.min(spans.left.length - 1, Math.max(0, y / scale.y))
+    return [spans.left[Math.round(ay)] * scale.x, spans.right[Math.round(ay)] * scale.x]
+  }
+
+  let top: number
+  let bottom: number
+  let ease: number
+  if (category === 'bottom') {
+    top = Y(body.waistY) - 0.01 * H
+    const natural = top + gh * ((shoulderWidth * 0.85) / Math.max(1, garment.topWidth))
+    bottom = proportion >= FULL_LENGTH_BOTTOM_RATIO ? Y(body.ankleY) + 0.01 * H : clamp(natural, Y(body.crotchY) + 0.05 * H, Y(body.ankleY))
+    ease = 1.06
+  } else if (category === 'dress') {
+    top = Y(body.shoulderY) - 0.012 * H
+    bottom = proportion >= LONG_DRESS_RATIO ? Y(body.ankleY) + 0.015 * H : Y(body.kneeY) + 0.04 * H
+    ease = 0.9
+  } else if (category === 'outerwear') {
+    top = Y(body.shoulderY) - 0.016 * H
+    bottom = Y(body.hipY) + 0.45 * (Y(body.kneeY) - Y(body.hipY))
+    ease = 1.14
+  } else {
+    top = Y(body.shoulderY) - 0.012 * H
+    bottom = Y(body.hipY) + 0.012 * H
+    ease = 1.0
+  }
+  top = Math.round(top)
+  bottom = Math.max(top + 1, Math.round(bottom))
+  const rows = bottom - top
+  const sourceRow = new Float32Array(rows)
+  const outputX = new Float32Array(rows * 4)
+  const garmentX = new Float32Array(rows * 4)
+
+  // Vertical: garment rows spread linearly, except a dress's waist seam is pinned to the body's waist.
+  const waistOut = Y(body.waistY)
+  const pinWaist = category === 'dress' && garment.waistRow > 0.15 && garment.waistRow < 0.5 && waistOut > top && waistOut < bottom
+  for (let i = 0; i < rows; i++) {
+    const y = top + i + 0.5
+    if (pinWaist) {
+      const gWaist = garment.waistRow * gh
+      sourceRow[i] = y < waistOut ? ((y - top) / (waistOut - top)) * gWaist : gWaist + ((y - waistOut) / (bottom - waistOut)) * (gh - gWaist)
+    } else sourceRow[i] = ((y - top) / rows) * gh
+  }
+
+  const put = (i: number, xs: number[], gs: number[]) => {
+    outputX.set(xs, i * 4)
+    garmentX.set(gs, i * 4)
+  }
+  if (category === 'bottom') {
+    const waistScale = (shoulderWidth * 0.82 * ease) / Math.max(1, garment.topWidth)
+    for (let i = 0; i < rows; i++) {
+      const r = Math.min(gh - 1, Math.max(0, Math.floor(sourceRow[i])))
+      const [l, rr] = spanAt(body.legs, top + i)
+      const target = rr - l + 0.024 * H
+      const gl = garment.left[r]
+      const gr = garment.right[r]
+      const s = clamp(target / Math.max(1, gr - gl), waistScale * 0.75, waistScale * 1.35)
+      const centre = (l + rr) / 2
+      const x0 = centre - ((gr - gl) / 2) * s
+      const x1 = centre + ((gr - gl) / 2) * s
+      put(i, [x0, x0, x1, x1], [gl, gl, gr, gr])
+    }
+  } else {
+    const baseScale = (shoulderWidth * ease) / Math.max(1, garment.topWidth)
+    const hipOut = Y(body.hipY)
+    const chest = Y(body.shoulderY) + 0.3 * (hipOut - Y(body.shoulderY))
+    const [cl, cr] = spanAt(body.torso, chest)
+    const chestWidth = Math.max(1, cr - cl)
+    const centre = gw / 2
+    for (let i = 0; i < rows; i++) {
+      const skirt = category === 'dress' && top + i > hipOut
+      const y = skirt ? hipOut : top + i
+      const r = Math.min(gh - 1, Math.max(0, Math.floor(sourceRow[i])))
+      const [l, rr] = spanAt(body.torso, y)
+      const s = baseScale * clamp((rr - l) / chestWidth, 0.85, 1.15)
+      const c = (l + rr) / 2
+      const bodyLeft = c + (garment.torsoLeft[r] - centre) * s
+      const bodyRight = c + (garment.torsoRight[r] - centre) * s
+      // Sleeves spread flat in the product photo are drawn in towards the arms, never past them.
+      const [outerLeft, outerRight] = spanAt(body.outer, top + i)
+      const sleeve = (natural: number, room: number) => (skirt || natural <= room ? natural : Math.max(room, natural * 0.4))
+      const leftEnd = bodyLeft - sleeve((garment.torsoLeft[r] - garment.left[r]) * s, bodyLeft - outerLeft + 0.02 * H)
+      const rightEnd = bodyRight + sleeve((garment.right[r] - garment.torsoRight[r]) * s, outerRight - bodyRight + 0.02 * H)
+      put(i, [leftEnd, bodyLeft, bodyRight, rightEnd], [garment.left[r], garment.torsoLeft[r], garment.torsoRight[r], garment.right[r]])
+    }
+  }
+  const guardY = Math.min(Y(body.neckY), top)
+  return { top, bottom, sourceRow, outputX, garmentX, guardY }
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return v < lo ? lo : v > hi ? hi : v
+}

@@ -1,0 +1,197 @@
+import type { GarmentCategory } from '../types.ts'
+import type { RgbaImage } from './codecs/raster.ts'
+import { downscaleToFit } from './resize.ts'
+import { segmentForeground, type Mask } from './segmentation.ts'
+
+/** The garment cut out of its product photo, cropped to its bounding box, with its shape measured. */
+export interface GarmentCutout {
+  /** Colour with a soft alpha: 0 outside the garment. */
+  image: RgbaImage
+  /** Left and right edge of the garment on each cutout row (NaN-free; empty rows repeat the nearest). */
+  left: Float32Array
+  right: Float32Array
+  /** The body part of each row, without sleeves (equal to left/right where there are none). */
+  torsoLeft: Float32Array
+  torsoRight: Float32Array
+  /** Width across the top rows: shoulders for tops and dresses, waistband for bottoms. */
+  topWidth: number
+  /** Row of the narrowest point in the upper half (a dress's waist), as a fraction of the height. */
+  waistRow: number
+  /** Two legs: the centre line is empty across much of the lower part. */
+  hasLegs: boolean
+}
+
+const ANALYSIS_SIDE = 256
+
+export function extractGarment(image: RgbaImage): GarmentCutout {
+  const small = downscaleToFit(image, ANALYSIS_SIDE)
+  const segmentation = segmentForeground(small)
+  // Nothing separable from the backdrop: the whole picture is taken as the garment (e.g. a fabric close-up).
+  const mask = segmentation.coverage < 0.01 ? fullMask(small.width, small.height) : segmentation.mask
+  const box = boundingBox(mask)
+  const scaleX = image.width / small.width
+  const scaleY = image.height / small.height
+  const x0 = Math.floor(box.x0 * scaleX)
+  const y0 = Math.floor(box.y0 * scaleY)
+  const x1 = Math.min(image.width, Math.ceil(box.x1 * scaleX))
+  const y1 = Math.min(image.height, Math.ceil(box.y1 * scaleY))
+  const cut = cutOut(image, mask, x0, y0, x1 - x0, y1 - y0, scaleX, scaleY)
+  const { left, right } = rowEdges(cut)
+  const height = cut.height
+  const widthAt = (from: number, to: number): number => {
+    const widths: number[] = []
+    for (let y = Math.floor(height * from); y <= Math.min(height - 1, Math.floor(height * to)); y++) widths.push(right[y] - left[y])
+    widths.sort((a, b) => a - b)
+    return widths[widths.length >> 1] || cut.width
+  }
+  let waistRow = 0.35
+  let narrowest = Infinity
+  for (let y = Math.floor(height * 0.2); y < height * 0.5; y++) {
+    if (right[y] - left[y] < narrowest) {
+      narrowest = right[y] - left[y]
+      waistRow = y / height
+    }
+  }
+  const torso = torsoEdges(cut, left, right)
+  return { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut) }
+}
+
+/** Category from the garment's shape alone: two legs → bottom; tall and narrow → dress; otherwise a top. */
+export function guessCategory(garment: GarmentCutout, hint?: string): GarmentCategory {
+  const text = (hint ?? '').toLowerCase()
+  if (/dress|gown|robe|frock/.test(text)) return 'dress'
+  if (/jacket|coat|blazer|parka|cardigan|outerwear/.test(text)) return 'outerwear'
+  if (/trouser|pant|jean|short|skirt|legging|bottom/.test(text)) return 'bottom'
+  if (/shirt|tee|top|blouse|sweater|hoodie|polo|jumper/.test(text)) return 'top'
+  if (garment.hasLegs) return 'bottom'
+  const aspect = garment.image.height / garment.image.width
+  if (aspect >= 1.25) return 'dress'
+  return 'top'
+}
+
+function fullMask(width: number, height: number): Mask {
+  return { width, height, data: new Uint8Array(width * height).fill(1) }
+}
+
+function boundingBox({ width, height, data }: Mask) {
+  let x0 = width
+  let y0 = height
+  let x1 = 0
+  let y1 = 0
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!data[y * width + x]) continue
+      if (x < x0) x0 = x
+      if (x >= x1) x1 = x + 1
+      if (y < y0) y0 = y
+      if (y >= y1) y1 = y + 1
+    }
+  }
+  return x1 > x0 ? { x0, y0, x1, y1 } : { x0: 0, y0: 0, x1: width, y1: height }
+}
+
+/** Crops the image and gives it the mask, upsampled bilinearly and eased so edges are soft but free of backdrop fringe. */
+function cutOut(image: RgbaImage, mask: Mask, x0: number, y0: number, width: number, height: number, scaleX: number, scaleY: number): RgbaImage {
+  const out = new Uint8Array(width * height * 4)
+  const m = mask.data
+  const mw = mask.width
+  const mh = mask.height
+  for (let y = 0; y < height; y++) {
+    const my = Math.min(mh - 1, Math.max(0, (y0 + y + 0.5) / scaleY - 0.5))
+    const my0 = Math.floor(my)
+    const my1 = Math.min(mh - 1, my0 + 1)
+    const fy = my - my0
+    for (let x = 0; x < width; x++) {
+      const mx = Math.min(mw - 1, Math.max(0, (x0 + x + 0.5) / scaleX - 0.5))
+      const mx0 = Math.floor(mx)
+      const mx1 = Math.min(mw - 1, mx0 + 1)
+      const fx = mx - mx0
+      const top = m[my0 * mw + mx0] * (1 - fx) + m[my0 * mw + mx1] * fx
+      const bottom = m[my1 * mw + mx0] * (1 - fx) + m[my1 * mw + mx1] * fx
+      const coverage = top * (1 - fy) + bottom * fy
+      const t = Math.min(1, Math.max(0, (coverage - 0.35) / 0.5))
+      const s = (y0 + y) * image.width + x0 + x
+      const o = (y * width + x) * 4
+      out[o] = image.data[s * 4]
+      out[o + 1] = image.data[s * 4 + 1]
+      out[o + 2] = image.data[s * 4 + 2]
+      out[o + 3] = Math.round(t * t * (3 - 2 * t) * image.data[s * 4 + 3])
+    }
+  }
+  return { width, height, data: out }
+}
+
+function rowEdges({ width, height, data }: RgbaImage) {
+  const left = new Float32Array(height).fill(NaN)
+  const right = new Float32Array(height).fill(NaN)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (data[(y * width + x) * 4 + 3] < 128) continue
+      if (Number.isNaN(left[y])) left[y] = x
+      right[y] = x + 1
+    }
+  }
+  let last = height - 1
+  while (last > 0 && Number.isNaN(left[last])) last--
+  for (let y = last; y >= 0; y--) {
+    if (Number.isNaN(left[y])) {
+      left[y] = y < height - 1 ? left[y + 1] : 0
+      right[y] = y < height - 1 ? right[y + 1] : width
+    }
+  }
+  for (let y = last + 1; y < height; y++) {
+    left[y] = left[last]
+    right[y] = right[last]
+  }
+  return { left, right }
+}
+
+/**
+ * The run through the centre column on each row, no wider than the lower body (sleeves attached at the top
+ * of a flat-lay widen the run; sleeves hanging apart from the body are separate runs already).
+ */
+function torsoEdges({ width, height, data }: RgbaImage, left: Float32Array, right: Float32Array) {
+  const cx = Math.floor(width / 2)
+  const runLeft = new Float32Array(height).fill(NaN)
+  const runRight = new Float32Array(height).fill(NaN)
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 4
+    if (data[row + cx * 4 + 3] < 128) continue
+    let l = cx
+    let r = cx
+    while (l > 0 && data[row + (l - 1) * 4 + 3] >= 128) l--
+    while (r < width - 1 && data[row + (r + 1) * 4 + 3] >= 128) r++
+    runLeft[y] = l
+    runRight[y] = r + 1
+  }
+  const lower: number[] = []
+  for (let y = Math.floor(height * 0.55); y < height * 0.9; y++) if (!Number.isNaN(runLeft[y])) lower.push(runRight[y] - runLeft[y])
+  lower.sort((a, b) => a - b)
+  const limit = lower.length ? lower[lower.length >> 1] * 1.08 : width
+  const torsoLeft = Float32Array.from(left)
+  const torsoRight = Float32Array.from(right)
+  for (let y = 0; y < height; y++) {
+    if (Number.isNaN(runLeft[y])) continue
+    const centre = (runLeft[y] + runRight[y]) / 2
+    const half = Math.min(runRight[y] - runLeft[y], limit) / 2
+    torsoLeft[y] = Math.max(runLeft[y], centre - half)
+    torsoRight[y] = Math.min(runRight[y], centre + half)
+  }
+  return { left: torsoLeft, right: torsoRight }
+}
+
+function hasTwoLegs({ width, height, data }: RgbaImage): boolean {
+  const cx = Math.floor(width / 2)
+  let gapRows = 0
+  const from = Math.floor(height * 0.6)
+  for (let y = from; y < height; y++) {
+    const row = y * width * 4
+    const centreEmpty = data[row + cx * 4 + 3] < 64
+    let leftSolid = false
+    let rightSolid = false
+    for (let x = 0; x < cx; x++) if (data[row + x * 4 + 3] > 192) leftSolid = true
+    for (let x = cx + 1; x < width; x++) if (data[row + x * 4 + 3] > 192) rightSolid = true
+    if (centreEmpty && leftSolid && rightSolid) gapRows++
+  }
+  return gapRows > (height - from) * 0.6
+}

@@ -1,0 +1,273 @@
+import type { Mask } from './segmentation.ts'
+
+/** A body span per row of the analysis image: left and right edges, NaN where the row has no body. */
+export interface RowSpans {
+  left: Float32Array
+  right: Float32Array
+}
+
+/** Body landmarks in analysis-image pixels (y grows downwards; rows past the bottom edge are extrapolated). */
+export interface BodyLayout {
+  /** False when no plausible figure was found and the layout is the centred default. */
+  found: boolean
+  feetVisible: boolean
+  centreX: number
+  headTop: number
+  neckY: number
+  /** Top of the shoulder slope, where a garment's shoulder seam sits. */
+  shoulderY: number
+  /** Full width across the shoulders (deltoids included). */
+  shoulderWidth: number
+  waistY: number
+  hipY: number
+  crotchY: number
+  kneeY: number
+  ankleY: number
+  floorY: number
+  figureHeight: number
+  torso: RowSpans
+  legs: RowSpans
+  /** Everything within reach of the shoulders, arms included: how far sleeves may extend. */
+  outer: RowSpans
+}
+
+// Landmark heights as fractions of stature, measured from the top of the head (adult, front view).
+const SHOULDER = 0.17
+const WAIST = 0.4
+const HIP = 0.5
+const CROTCH = 0.525
+const ANKLE = 0.955
+
+/** Finds the figure's landmarks from its silhouette; falls back to a centred figure filling the frame. */
+export function analyseBody(mask: Mask, coverage: number): BodyLayout {
+  const { width, height } = mask
+  if (coverage < 0.02 || coverage > 0.9) return defaultLayout(width, height)
+  const rows = rowExtents(mask)
+  const top = rows.first.findIndex((x, y) => x >= 0 && rows.count[y] >= Math.max(2, width * 0.01))
+  let bottom = height - 1
+  while (bottom > top && rows.count[bottom] < 2) bottom--
+  if (top < 0 || bottom - top < height * 0.2) return defaultLayout(width, height)
+
+  const centreX = upperCentroid(mask, top, bottom)
+  const centralWidth = new Float32Array(height)
+  for (let y = 0; y < height; y++) {
+    const run = runAround(mask, y, Math.round(centreX))
+    centralWidth[y] = run ? run[1] - run[0] + 1 : 0
+  }
+  const smooth = median3(centralWidth)
+  const shoulders = findShoulders(smooth, top, bottom)
+  if (!shoulders) return defaultLayout(width, height)
+  const { shoulderStart, neckY, headWidth } = shoulders
+  let shoulderWidth = 0
+  for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++) shoulderWidth = Math.max(shoulderWidth, smooth[y])
+  if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
+
+  const feetVisible = bottom < height - 2 && rows.count[height - 1] === 0
+  const fromShoulders = (shoulderStart - top) / SHOULDER
+  const guess = feetVisible ? bottom - top : fromShoulders
+  const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + 0.75 * guess))
+  const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : fromShoulders
+  const at = (f: number) => top + f * figureHeight
+  const floorY = at(1)
+  const crotchY = crotch ?? at(CROTCH)
+  const span = crotchY - shoulderStart
+  const layout: BodyLayout = {
+    found: true,
+    feetVisible,
+    centreX,
+    headTop: top,
+    neckY,
+    shoulderY: shoulderStart,
+    shoulderWidth,
+    waistY: crotch !== null ? shoulderStart + span * 0.64 : at(WAIST),
+    hipY: crotch !== null ? shoulderStart + span * 0.93 : at(HIP),
+    crotchY,
+    kneeY: crotchY + 0.42 * (floorY - crotchY),
+    ankleY: at(ANKLE),
+    floorY,
+    figureHeight,
+    torso: { left: new Float32Array(height), right: new Float32Array(height) },
+    legs: { left: new Float32Array(height), right: new Float32Array(height) },
+    outer: { left: new Float32Array(height), right: new Float32Array(height) },
+  }
+  measureSpans(mask, layout)
+  return layout
+}
+
+function rowExtents({ width, height, data }: Mask) {
+  const first = new Int32Array(height).fill(-1)
+  const count = new Int32Array(height)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!data[i]) continue
+      if (first[y] < 0) first[y] = x
+      count[y]++
+    }
+  }
+  return { first, count }
+}
+
+/** Horizontal centre of the head and torso (the upper body is the most symmetric part). */
+function upperCentroid({ width, data }: Mask, top: number, bottom: number): number {
+  let sum = 0
+  let count = 0
+  const end = top + Math.round((bottom - top) * 0.35)
+  for (let y = top; y <= end; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (data[i]) {
+        sum += x
+        count++
+      }
+    }
+  }
+  return count ? sum / count : width / 2
+}
+
+function runAround({ width, data }: Mask, y: number, x: number): [number, number] | null {
+  const row = y * width
+  if (x < 0 || x >= width || !data[row + x]) return null
+  let l = x
+  let r = x
+  while (l > 0 && data[row + l - 1]) l--
+  while (r < width - 1 && data[row + r + 1]) r++
+  return [l, r]
+}
+
+function median3(values: Float32Array): Float32Array {
+  const out = new Float32Array(values.length)
+  for (let i = 0; i < values.length; i++) {
+    const a = values[Math.max(0, i - 1)]
+    const b = values[i]
+    const c = values[Math.min(values.length - 1, i + 1)]
+    out[i] = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c))
+  }
+  return out
+}
+
+/** Walks down the central width profile: head, then the narrower neck, then the jump to the shoulders. */
+function findShoulders(width: Float32Array, top: number, bottom: number) {
+  let headWidth = 0
+  let neckSeen = false
+  const limit = top + Math.round((bottom - top) * 0.45)
+  for (let y = top; y <= limit; y++) {
+    const w = width[y]
+    const rows = y - top
+    if (!neckSeen && rows < 1.2 * headWidth + 2 && w < 0.8 * headWidth) neckSeen = true
+    if (!neckSeen && rows <= 1.2 * headWidth + 2) {
+      headWidth = Math.max(headWidth, w)
+      continue
+    }
+    if (w > 1.55 * headWidth && rows > 0.8 * headWidth) {
+      let neckY = y
+      for (let k = top + Math.round(0.5 * headWidth); k < y; k++) if (width[k] < width[neckY]) neckY = k
+      return { shoulderStart: y, neckY, headWidth }
+    }
+  }
+  return null
+}
+
+/** The first row, going down, from which the body's centre line is background between two legs for a while. */
+function findCrotch(mask: Mask, centreX: number, shoulderWidth: number, from: number, to: number): number | null {
+  const { width, height, data } = mask
+  const cx = Math.round(centreX)
+  const reach = Math.round(shoulderWidth * 0.5)
+  const isGap = (y: number): boolean => {
+    const row = y * width
+    if (data[row + cx] || data[row + Math.max(0, cx - 1)] || data[row + Math.min(width - 1, cx + 1)]) return false
+    let left = false
+    let right = false
+    for (let d = 2; d <= reach; d++) {
+      if (cx - d >= 0 && data[row + cx - d]) left = true
+      if (cx + d < width && data[row + cx + d]) right = true
+    }
+    return left && right
+  }
+  const need = Math.max(3, Math.round((to - from) * 0.1))
+  for (let y = Math.max(0, Math.round(from)); y <= Math.min(height - 1, Math.round(to)); y++) {
+    if (!isGap(y)) continue
+    let run = 1
+    while (run < need && y + run < height && isGap(y + run)) run++
+    if (run >= need || y + run >= height) return y
+  }
+  return null
+}
+
+/** Torso span (the run around the centre, kept within plausible widths) and leg span (all body within the hips' reach). */
+function measureSpans(mask: Mask, layout: BodyLayout): void {
+  const height = mask.height
+  const half = layout.shoulderWidth / 2
+  const cx = layout.centreX
+  for (let y = 0; y < height; y++) {
+    const run = runAround(mask, y, Math.round(cx))
+    const l = run ? cx - run[0] : NaN
+    const r = run ? run[1] + 1 - cx : NaN
+    layout.torso.left[y] = cx - clamp(l, 0.55 * half, half)
+    layout.torso.right[y] = cx + clamp(r, 0.55 * half, half)
+    const legs = extentWithin(mask, y, cx - 0.68 * half, cx + 0.68 * half)
+    layout.legs.left[y] = legs[0]
+    layout.legs.right[y] = legs[1]
+    const outer = extentWithin(mask, y, cx - 1.5 * half, cx + 1.5 * half)
+    layout.outer.left[y] = Number.isNaN(outer[0]) ? layout.torso.left[y] : Math.min(outer[0], layout.torso.left[y])
+    layout.outer.right[y] = Number.isNaN(outer[1]) ? layout.torso.right[y] : Math.max(outer[1], layout.torso.right[y])
+  }
+  fillGaps(layout.legs, cx - 0.35 * half, cx + 0.35 * half)
+  smoothSpans(layout.torso, 2)
+  smoothSpans(layout.legs, 2)
+  smoothSpans(layout.outer, 2)
+}
+
+/** Leftmost and rightmost body pixel of a row within [from, to], NaN when there is none. */
+function extentWithin({ width, data }: Mask, y: number, from: number, to: number): [number, number] {
+  let lo = NaN
+  let hi = NaN
+  for (let x = Math.max(0, Math.floor(from)); x <= Math.min(width - 1, Math.ceil(to)); x++) {
+    if (!data[y * width + x]) continue
+    if (Number.isNaN(lo)) lo = x
+    hi = x + 1
+  }
+  return [lo, hi]
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Number.isNaN(v) ? lo : v < lo ? lo : v > hi ? hi : v
+}
+
+function fillGaps(spans: RowSpans, left: number, right: number): void {
+  for (let y = 0; y < spans.left.length; y++) {
+    if (Number.isNaN(spans.left[y])) {
+      spans.left[y] = y > 0 ? spans.left[y - 1] : left
+      spans.right[y] = y > 0 ? spans.right[y - 1] : right
+    }
+  }
+}
+
+function smoothSpans(spans: RowSpans, radius: number): void {
+  for (const values of [spans.left, spans.right]) {
+    const copy = Float32Array.from(values)
+    for (let y = 0; y < values.length; y++) {
+      let sum = 0
+      let n = 0
+      for (let k = Math.max(0, y - radius); k <= Math.min(values.length - 1, y + radius); k++, n++) sum += copy[k]
+      values[y] = sum / n
+    }
+  }
+}
+
+/** A centred figure filling the frame: the best guess when no silhouette stands out. */
+export function defaultLayout(width: number, height: number): BodyLayout {
+  const headTop = 0.04 * height
+  const figureHeight = 0.98 * height
+  const at = (f: number) => headTop + f * figureHeight
+  const centreX = width / 2
+  const shoulderWidth = Math.min(0.26 * figureHeight, 0.8 * width)
+  const half = shoulderWidth / 2
+  const spans = (halfWidth: number): RowSpans => ({
+    left: new Float32Array(height).fill(centreX - halfWidth),
+    right: new Float32Array(height).fill(centreX + halfWidth),
+  })
+  return {
+    found: false, feetVisible: true, centreX, headTop, neckY: at(0.14), shoulderY: at(SHOULDER), shoulderWidth,
+    waistY: at(WAIST), hipY: at(HIP), crotchY: at(CROTCH), kneeY: at(0.72), ankleY: at(ANKLE), floorY: at(1),
+    figureHeight, torso: spans(0.72 * half), legs: spans(0.7 * half), outer: spans(1.2 * half),
+  }
+}

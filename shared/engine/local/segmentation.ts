@@ -1,0 +1,240 @@
+import type { RgbaImage } from './codecs/raster.ts'
+
+/** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */
+export interface Mask {
+  width: number
+  height: number
+  data: Uint8Array
+}
+
+export interface Segmentation {
+  mask: Mask
+  /** Foreground share of the frame, 0..1. */
+  coverage: number
+  /** Typical deviation of the backdrop from its model: large values mean a busy background. */
+  backgroundNoise: number
+}
+
+/**
+ * Separates the subject from a studio-like backdrop: an alpha channel when the image has one, otherwise a
+ * smooth (quadratic) background model fitted robustly to the border, flood-filled inwards, keeping the
+ * largest foreground component with its holes filled.
+ */
+export function segmentForeground(image: RgbaImage): Segmentation {
+  const { width, height, data } = image
+  const n = width * height
+  const distance = new Float32Array(n)
+  let threshold: number
+  let backgroundNoise = 0
+  if (hasTransparentBorder(image)) {
+    for (let i = 0; i < n; i++) distance[i] = data[i * 4 + 3]
+    threshold = 128
+  } else {
+    const model = fitBackground(image)
+    backgroundNoise = model.noise
+    for (let y = 0, i = 0; y < height; y++) {
+      for (let x = 0; x < width; x++, i++) {
+        const p = i * 4
+        const dr = data[p] - model.at(0, x, y)
+        const dg = data[p + 1] - model.at(1, x, y)
+        const db = data[p + 2] - model.at(2, x, y)
+        distance[i] = Math.sqrt(dr * dr + dg * dg + db * db) * (data[p + 3] / 255)
+      }
+    }
+    threshold = Math.max(22, model.noise * 3.5)
+  }
+  const background = floodFromBorder(distance, width, height, threshold)
+  const mask = new Uint8Array(n)
+  for (let i = 0; i < n; i++) mask[i] = background[i] ? 0 : 1
+  open(mask, width, height)
+  const kept = largestComponent(mask, width, height)
+  let count = 0
+  for (let i = 0; i < n; i++) count += kept[i]
+  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise }
+}
+
+function hasTransparentBorder({ width, height, data }: RgbaImage): boolean {
+  let transparent = 0
+  let total = 0
+  forEachBorderPixel(width, height, (i) => {
+    total++
+    if (data[i * 4 + 3] < 128) transparent++
+  })
+  return transparent > total * 0.5
+}
+
+function forEachBorderPixel(width: number, height: number, visit: (index: number, x: number, y: number) => void): void {
+  for (let x = 0; x < width; x++) {
+    visit(x, x, 0)
+    if (height > 1) visit((height - 1) * width + x, x, height - 1)
+  }
+  for (let y = 1; y < height - 1; y++) {
+    visit(y * width, 0, y)
+    if (width > 1) visit(y * width + width - 1, width - 1, y)
+  }
+}
+
+interface BackgroundModel {
+  at(channel: number, x: number, y: number): number
+  noise: number
+}
+
+/** Least-squares quadratic surface per channel over the border, refitted twice without the outliers (the subject). */
+function fitBackground(image: RgbaImage): BackgroundModel {
+  const { width, height, data } = image
+  const samples: number[] = []
+  forEachBorderPixel(width, height, (i, x, y) => samples.push(i, x, y))
+  const count = samples.length / 3
+  const features = (x: number, y: number): number[] => {
+    const u = x / width - 0.5
+    const v = y / height - 0.5
+    return [1, u, v, u * u, v * v, u * v]
+  }
+  let weights = new Float64Array(count).fill(1)
+  let coefficients: number[][] = []
+  let noise = 0
+  for (let round = 0; round < 3; round++) {
+    coefficients = [0, 1, 2].map((c) => solveWeighted(samples, weights, features, (i) => data[i * 4 + c]))
+    const residuals = new Float64Array(count)
+    for (let s = 0; s < count; s++) {
+      const [i, x, y] = [samples[s * 3], samples[s * 3 + 1], samples[s * 3 + 2]]
+      const f = features(x, y)
+      let sq = 0
+      for (let c = 0; c < 3; c++) {
+        const d = data[i * 4 + c] - dot(coefficients[c], f)
+        sq += d * d
+      }
+      residuals[s] = Math.sqrt(sq)
+    }
+    const sorted = Float64Array.from(residuals).sort()
+    noise = Math.max(1.5, sorted[Math.floor(count * 0.5)] * 1.4826)
+    const limit = Math.max(12, noise * 3)
+    weights = residuals.map((r) => (r < limit ? 1 : 0))
+  }
+  const grid = coefficients
+  return {
+    at: (c, x, y) => {
+      const u = x / width - 0.5
+      const v = y / height - 0.5
+      const k = grid[c]
+      return k[0] + k[1] * u + k[2] * v + k[3] * u * u + k[4] * v * v + k[5] * u * v
+    },
+    noise,
+  }
+}
+
+function dot(a: number[], b: number[]): number {
+  let s = 0
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i]
+  return s
+}
+
+function solveWeighted(samples: number[], weights: Float64Array, features: (x: number, y: number) => number[], value: (i: number) => number): number[] {
+  const size = 6
+  const a = Array.from({ length: size }, () => new Float64Array(size + 1))
+  for (let s = 0; s < weights.length; s++) {
+    if (weights[s] === 0) continue
+    const f = features(samples[s * 3 + 1], samples[s * 3 + 2])
+    const v = value(samples[s * 3])
+    for (let r = 0; r < size; r++) {
+      for (let c = 0; c < size; c++) a[r][c] += f[r] * f[c]
+      a[r][size] += f[r] * v
+    }
+  }
+  // A small ridge keeps the system solvable when the border is mostly subject (then the model degrades to flat).
+  for (let r = 0; r < size; r++) a[r][r] += r === 0 ? 1e-6 : 1e-3
+  for (let col = 0; col < size; col++) {
+    let pivot = col
+    for (let r = col + 1; r < size; r++) if (Math.abs(a[r][col]) > Math.abs(a[pivot][col])) pivot = r
+    ;[a[col], a[pivot]] = [a[pivot], a[col]]
+    const p = a[col][col] || 1e-12
+    for (let r = 0; r < size; r++) {
+      if (r === col) continue
+      const factor = a[r][col] / p
+      for (let c = col; c <= size; c++) a[r][c] -= factor * a[col][c]
+    }
+  }
+  return a.map((row, r) => row[size] / (row[r] || 1e-12))
+}
+
+/** Marks as background every pixel below the threshold that is connected to a below-threshold border pixel. */
+function floodFromBorder(distance: Float32Array, width: number, height: number, threshold: number): Uint8Array {
+  const background = new Uint8Array(width * height)
+  const stack = new Int32Array(width * height)
+  let top = 0
+  forEachBorderPixel(width, height, (i) => {
+    if (distance[i] < threshold && !background[i]) {
+      background[i] = 1
+      stack[top++] = i
+    }
+  })
+  while (top > 0) {
+    const i = stack[--top]
+    const x = i % width
+    const push = (j: number) => {
+      if (!background[j] && distance[j] < threshold) {
+        background[j] = 1
+        stack[top++] = j
+      }
+    }
+    if (x > 0) push(i - 1)
+    if (x < width - 1) push(i + 1)
+    if (i >= width) push(i - width)
+    if (i < width * (height - 1)) push(i + width)
+  }
+  return background
+}
+
+/** Morphological opening with a 3×3 cross: drops single-pixel specks and hairline bridges. */
+function open(mask: Uint8Array, width: number, height: number): void {
+  const eroded = new Uint8Array(mask.length)
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      const i = y * width + x
+      eroded[i] = mask[i] & mask[i - 1] & mask[i + 1] & mask[i - width] & mask[i + width]
+    }
+  }
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      // Keep subject pixels on the frame edge: a body cut by the bottom edge must stay attached to it.
+      const onEdge = x === 0 || y === 0 || x === width - 1 || y === height - 1
+      mask[i] = onEdge ? mask[i] : eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (x < width - 1 ? eroded[i + 1] : 0) | eroded[i - width] | eroded[i + width]
+    }
+  }
+}
+
+function largestComponent(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const labels = new Int32Array(mask.length)
+  const stack = new Int32Array(mask.length)
+  let best = 0
+  let bestSize = 0
+  let next = 0
+  for (let start = 0; start < mask.length; start++) {
+    if (!mask[start] || labels[start]) continue
+    next++
+    let size = 0
+    let top = 0
+    stack[top++] = start
+    labels[start] = next
+    while (top > 0) {
+      const i = stack[--top]
+      size++
+      const x = i % width
+      for (let k = 0; k < 4; k++) {
+        const j = k === 0 ? (x > 0 ? i - 1 : -1) : k === 1 ? (x < width - 1 ? i + 1 : -1) : k === 2 ? i - width : i < width * (height - 1) ? i + width : -1
+        if (j >= 0 && mask[j] && !labels[j]) {
+          labels[j] = next
+          stack[top++] = j
+        }
+      }
+    }
+    if (size > bestSize) {
+      bestSize = size
+      best = next
+    }
+  }
+  const out = new Uint8Array(mask.length)
+  for (let i = 0; i < mask.length; i++) out[i] = labels[i] === best && best > 0 ? 1 : 0
+  return out
+}
