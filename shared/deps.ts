@@ -1,0 +1,45 @@
+import type { BillingStore } from './billing/store.ts'
+import type { TryOnEngine } from './engine/types.ts'
+import type { ImageFetcher } from './images/fetch.ts'
+import type { ImageLimits } from './images/types.ts'
+import type { ResultStore } from './storage/result-store.ts'
+import type { IdSource } from './tryon/ids.ts'
+
+export interface ServiceConfig {
+  imageLimits: ImageLimits
+  /** Largest request body read, in bytes (two 10 MB images as base64 fit). */
+  maxBodyBytes: number
+  /** Deadline for intake + generation, in milliseconds (Supabase stops a request at 150 s). */
+  generationTimeoutMs: number
+  /** A wedding-dress train counts as rendered at or above this score. */
+  trainThreshold: number
+}
+
+export const defaultServiceConfig: ServiceConfig = {
+  imageLimits: { minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 },
+  maxBodyBytes: 30 * 1024 * 1024,
+  generationTimeoutMs: 120_000,
+  trainThreshold: 0.5,
+}
+
+/** One structured log line; never pass image bytes or API keys. */
+export type Logger = (entry: Record<string, unknown>) => void
+
+export const jsonLogger: Logger = (entry) => console.log(JSON.stringify({ time: new Date().toISOString(), ...entry }))
+
+/** Everything the handler needs from the outside world, built once by each entry point. */
+export interface Deps {
+  billing: BillingStore
+  store: ResultStore
+  engines: {
+    /** Used for vto_live_ keys: the configured provider. */
+    live: TryOnEngine
+    /** Used for vto_test_ keys: always the local engine, never a paid provider. */
+    test: TryOnEngine
+  }
+  fetchImage: ImageFetcher
+  ids: IdSource
+  clock: () => Date
+  config: ServiceConfig
+  log: Logger
+}

@@ -1,0 +1,27 @@
+import type { GarmentCategory } from './types.ts'
+import type { ProductKind } from '../billing/store.ts'
+
+const words: [GarmentCategory, RegExp][] = [
+  ['dress', /\b(dress|gown|robe|kleid|vestido|abito|jumpsuit|romper|playsuit|overall|sari|saree|kimono|one[- ]?piece)s?\b/],
+  ['outerwear', /\b(jacket|coat|blazer|parka|anorak|cardigan|veste|manteau|jacke|mantel|chaqueta|abrigo|giacca|cappotto|windbreaker|puffer|gilet|poncho)s?\b/],
+  ['bottom', /\b(pants?|trousers?|jeans?|skirts?|shorts?|leggings?|joggers?|chinos?|culottes?|pantalon|jupe|hose|rock|falda|gonna|bottoms?)\b/],
+  ['top', /\b(t-?shirts?|tee|shirts?|tops?|blouses?|sweaters?|jumpers?|hoodies?|sweatshirts?|polos?|tanks?|camis?|pullovers?|vests?|chemise|hemd|camisa|camiseta|maglia|pull)\b/],
+]
+
+/**
+ * Maps the free-text `clothingType` hint to the region a garment covers.
+ * The last category word in the text wins ("jacket dress" is a dress); no word → undefined,
+ * and the engine guesses from the garment image.
+ */
+export function garmentCategoryOf(clothingType: string | undefined, productKind: ProductKind): GarmentCategory | undefined {
+  if (productKind === 'wedding-dress') return 'dress'
+  if (!clothingType) return undefined
+  const text = clothingType.toLowerCase()
+  let best: { category: GarmentCategory; at: number } | undefined
+  for (const [category, pattern] of words) {
+    for (const match of text.matchAll(new RegExp(pattern.source, 'g'))) {
+      if (!best || match.index > best.at) best = { category, at: match.index }
+    }
+  }
+  return best?.category
+}

@@ -1,0 +1,26 @@
+/** Where generated images go: a public bucket whose URLs never expire. */
+export interface ResultStore {
+  /** Stores the bytes at `path` inside the bucket and returns their permanent public URL. */
+  put(path: string, bytes: Uint8Array, contentType: string): Promise<string>
+}
+
+const extensionOf: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+}
+
+/** `<yyyy>/<mm>/<tryOnId>.<ext>` (DESIGN.md §4), dated in UTC. */
+export function resultPath(tryOnId: string, contentType: string, at: Date): string {
+  const year = at.getUTCFullYear()
+  const month = String(at.getUTCMonth() + 1).padStart(2, '0')
+  return `${year}/${month}/${tryOnId}.${extensionOf[contentType] ?? 'bin'}`
+}
+
+/** Results are immutable: a try-on id is never reused. */
+export const RESULT_CACHE_CONTROL = 'public, max-age=31536000, immutable'
+
+/** Supabase's public-object URL shape, which the dev stack serves too. */
+export function publicObjectUrl(baseUrl: string, bucket: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/storage/v1/object/public/${bucket}/${path}`
+}
