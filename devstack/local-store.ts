@@ -1,0 +1,39 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve, sep } from 'node:path'
+import { publicObjectUrl, type ResultStore } from '../shared/storage/result-store.ts'
+
+/** Results on local disk, under `<root>/<bucket>/<path>`, served by the dev stack's gateway. */
+export function createLocalStore(options: { root: string; bucket: string; baseUrl: () => string }): ResultStore {
+  return {
+    async put(path, bytes) {
+      const file = objectFile(options.root, options.bucket, path)
+      if (!file) throw new Error(`invalid object path ${path}`)
+      await mkdir(dirname(file), { recursive: true })
+      // wx: a result is written once and never replaced (ids are unique).
+      await writeFile(file, bytes, { flag: 'wx' })
+      return publicObjectUrl(options.baseUrl(), options.bucket, path)
+    },
+  }
+}
+
+/** The file behind an object path, or null when the path would escape the bucket. */
+export function objectFile(root: string, bucket: string, path: string): string | null {
+  const bucketDir = resolve(root, bucket)
+  const file = resolve(bucketDir, path)
+  return file.startsWith(bucketDir + sep) ? file : null
+}
+
+const contentTypes: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' }
+
+export async function readObject(root: string, bucket: string, path: string): Promise<{ bytes: Uint8Array; contentType: string } | null> {
+  const file = objectFile(root, bucket, path)
+  const contentType = contentTypes[path.split('.').pop() ?? '']
+  if (!file || !contentType) return null
+  try {
+    return { bytes: await readFile(file), contentType }
+  } catch {
+    return null
+  }
+}
+
+export const storageRoot = (dataDir: string) => join(dataDir, 'storage')
