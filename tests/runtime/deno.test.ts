@@ -1,0 +1,68 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encodeBase64 } from '../../shared/images/base64.ts'
+import { readImageHeader } from '../../shared/images/sniff.ts'
+import { createKey, createTestDatabase, ledgerCheck, type TestDatabase } from '../support/database.ts'
+import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
+import { freePort, startProcess, type RunningProcess } from '../support/process.ts'
+import { expectErrorBody, postTryOn } from '../support/stack.ts'
+
+describe('the Supabase entry under Deno', () => {
+  let db: TestDatabase
+  let deno: RunningProcess
+  let dataDir: string
+  let url: string
+
+  beforeAll(async () => {
+    db = await createTestDatabase('postgres')
+    dataDir = await mkdtemp(join(tmpdir(), 'tryon-deno-'))
+    const port = await freePort()
+    url = `http://127.0.0.1:${port}/tryon-api`
+    deno = startProcess('node_modules/.bin/deno', ['run', '--allow-all', '--no-prompt', 'supabase/functions/tryon-api/index.ts'], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DENO_DIR: process.env.DENO_DIR,
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      TRYON_STORAGE: 'local',
+      TRYON_DATA_DIR: dataDir,
+      TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1',
+      NO_COLOR: '1',
+    })
+    await deno.waitFor(/Listening on/, 120_000)
+  }, 150_000)
+
+  afterAll(async () => {
+    await deno?.stop()
+    await db?.close()
+    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('serves a full try-on against the real Postgres and stores the result', async () => {
+    const key = await createKey(db.sql, { credits: 2 })
+    const res = await postTryOn(url, {
+      apiKey: key.apiKey,
+      body: {
+        userPhoto: encodeBase64(makeShopperPhoto({ width: 240, height: 420, format: 'jpeg' }).bytes),
+        productImage: `data:image/webp;base64,${encodeBase64(makeGarmentPhoto({ kind: 'jacket', color: [90, 60, 30], width: 220, height: 240, format: 'webp' }).bytes)}`,
+        clothingType: 'Jacket',
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 1 })
+
+    const path = new URL(res.body.resultUrl).pathname.replace('/storage/v1/object/public/tryon-results/', '')
+    const stored = await readFile(join(dataDir, 'storage', 'tryon-results', path))
+    expect(readImageHeader(stored)).toEqual({ format: 'jpeg', width: 240, height: 420 })
+    const check = await ledgerCheck(db.sql, key.accountId)
+    expect(check).toMatchObject({ balance: 1, ledgerBalance: 1, reserved: 0 })
+  })
+
+  it('answers errors with the same bodies as on Node', async () => {
+    expectErrorBody(await postTryOn(url, { body: {} }), 401, 'authentication_required', 'Authentication required')
+    const key = await createKey(db.sql, { credits: 0 })
+    expectErrorBody(await postTryOn(url, { apiKey: key.apiKey, body: { userPhoto: 'x', productImage: 'y' } }), 402, 'insufficient_credits')
+  })
+})
