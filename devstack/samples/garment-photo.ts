@@ -1,7 +1,8 @@
 import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
 import { Canvas, ellipse, polygon, random, shade, subtract, union, valueNoise, type Point, type Rgb, type Shape } from './drawing.ts'
 
-export type GarmentKind = 'tshirt' | 'trousers' | 'dress' | 'gown-with-train' | 'jacket'
+/** `gown` reaches the floor with a narrow hem; `gown-with-train` is photographed with its train spread wide. */
+export type GarmentKind = 'tshirt' | 'trousers' | 'dress' | 'gown' | 'gown-with-train' | 'jacket'
 
 export interface GarmentPhotoOptions {
   kind: GarmentKind
@@ -13,7 +14,7 @@ export interface GarmentPhotoOptions {
 }
 
 /** Height over width of each garment's bounding box as drawn (a flat product shot). */
-const ASPECT: Record<GarmentKind, number> = { tshirt: 0.95, trousers: 2.3, dress: 1.3, 'gown-with-train': 1.3, jacket: 1.15 }
+const ASPECT: Record<GarmentKind, number> = { tshirt: 0.95, trousers: 2.3, dress: 1.3, gown: 1.6, 'gown-with-train': 1.3, jacket: 1.15 }
 
 /** Outline pieces in unit coordinates: x in [-0.5, 0.5] across the garment, y in [0, 1] down it. */
 function outline(kind: GarmentKind): { body: Shape[]; holes: Shape[]; trims: Shape[] } {
@@ -32,6 +33,18 @@ function outline(kind: GarmentKind): { body: Shape[]; holes: Shape[]; trims: Sha
       body: [polygon(leg), polygon(mirror(leg))],
       holes: [],
       trims: [polygon([[-0.42, 0], [0.42, 0], [0.42, 0.045], [-0.42, 0.045]])],
+    }
+  }
+  if (kind === 'gown') {
+    const strap: Point[] = [[0.15, 0], [0.2, 0], [0.22, 0.06], [0.12, 0.06]]
+    return {
+      body: [
+        polygon([[-0.22, 0.05], [0.22, 0.05], [0.17, 0.26], [-0.17, 0.26]]),
+        polygon([[-0.17, 0.25], [0.17, 0.25], [0.36, 1], [-0.36, 1]]),
+        polygon(strap), polygon(mirror(strap)),
+      ],
+      holes: [ellipse(0, 0.04, 0.1, 0.05)],
+      trims: [polygon([[-0.17, 0.24], [0.17, 0.24], [0.17, 0.265], [-0.17, 0.265]])],
     }
   }
   if (kind === 'dress' || kind === 'gown-with-train') {

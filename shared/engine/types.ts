@@ -13,6 +13,14 @@ export interface GeneratedImage {
   contentType: 'image/jpeg' | 'image/png' | 'image/webp'
 }
 
+/** A wedding gown's train as the bridal pre-treatment prepared it: fabric spread on the floor past the feet. */
+export interface TrainSpec {
+  /** How far the train reaches past the feet, as a fraction of the wearer's height; 0 draws none. */
+  length: number
+  /** Width of the train at its widest, as a multiple of the gown's hem width (at least 1). */
+  spread: number
+}
+
 export interface TryOnRequest {
   person: InputImage
   garment: InputImage
@@ -21,6 +29,8 @@ export interface TryOnRequest {
   /** Free-text hint as the caller sent it (providers may use it in a prompt). */
   clothingType?: string
   locale?: string
+  /** Wedding-dress mode: render this train below the hem (engines without train support ignore it). */
+  train?: TrainSpec
   signal?: AbortSignal
 }
 

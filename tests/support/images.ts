@@ -69,4 +69,4 @@ export function asInput(photo: EncodedPhoto): InputImage {
   return { bytes: photo.bytes, format: photo.format, width: photo.width, height: photo.height }
 }
 
-export const garmentKinds: GarmentKind[] = ['tshirt', 'trousers', 'dress', 'gown-with-train', 'jacket']
+export const garmentKinds: GarmentKind[] = ['tshirt', 'trousers', 'dress', 'gown', 'gown-with-train', 'jacket']

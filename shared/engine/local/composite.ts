@@ -49,6 +49,8 @@ export function compositeGarment(person: RgbaImage, bodyMask: Mask, maskScale: S
     const row0 = gy0 * gw
     const row1 = gy1 * gw
     const shadingRow = Math.min(shading.height - 1, (y - shading.y0) >> 1) * shading.width
+    // A skirt hangs free below the hips: the legs' outline must not show through it.
+    const bodyShading = 1 - Math.min(1, Math.max(0, (y - placement.hangsFreeBelow) / (figureHeight * 0.05)))
     for (let segment = 0; segment < 3; segment++) {
       const xa = placement.outputX[i * 4 + segment]
       const xb = placement.outputX[i * 4 + segment + 1]
@@ -73,7 +75,7 @@ export function compositeGarment(person: RgbaImage, bodyMask: Mask, maskScale: S
         const alpha = a00 + a10 + a01 + a11
         if (alpha < 1) continue
         const o = (y * width + x) * 4
-        const light = shading.factor[shadingRow + Math.min(shading.width - 1, (x - shading.x0) >> 1)]
+        const light = 1 + (shading.factor[shadingRow + Math.min(shading.width - 1, (x - shading.x0) >> 1)] - 1) * bodyShading
         const coverage = (alpha / 255) * guard
         const k = (light * coverage) / alpha
         const keep = 1 - coverage

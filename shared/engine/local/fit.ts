@@ -16,10 +16,12 @@ export interface Placement {
   garmentX: Float32Array
   /** Output rows above this are never covered (the head stays untouched). */
   guardY: number
+  /** Below this row the garment hangs free of the body (a skirt): the legs' folds do not show through. */
+  hangsFreeBelow: number
 }
 
 /** Garment length over shoulder width beyond which a dress is a long gown that reaches the ankles. */
-const LONG_DRESS_RATIO = 2.9
+export const LONG_DRESS_RATIO = 2.9
 /** Length over waistband width beyond which a bottom is full-length trousers. */
 const FULL_LENGTH_BOTTOM_RATIO = 1.6
 
@@ -123,7 +125,8 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
     }
   }
   const guardY = Math.min(Y(body.neckY), top)
-  return { top, bottom, sourceRow, outputX, garmentX, guardY }
+  const hangsFreeBelow = category === 'dress' ? Y(body.crotchY) : Infinity
+  return { top, bottom, sourceRow, outputX, garmentX, guardY, hangsFreeBelow }
 }
 
 function clamp(v: number, lo: number, hi: number): number {

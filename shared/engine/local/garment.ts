@@ -19,6 +19,8 @@ export interface GarmentCutout {
   waistRow: number
   /** Two legs: the centre line is empty across much of the lower part. */
   hasLegs: boolean
+  /** False when nothing stood out from the backdrop and the whole picture was taken as the garment. */
+  separated: boolean
 }
 
 const ANALYSIS_SIDE = 256
@@ -27,7 +29,8 @@ export function extractGarment(image: RgbaImage): GarmentCutout {
   const small = downscaleToFit(image, ANALYSIS_SIDE)
   const segmentation = segmentForeground(small)
   // Nothing separable from the backdrop: the whole picture is taken as the garment (e.g. a fabric close-up).
-  const mask = segmentation.coverage < 0.01 ? fullMask(small.width, small.height) : segmentation.mask
+  const separated = segmentation.coverage >= 0.01
+  const mask = separated ? segmentation.mask : fullMask(small.width, small.height)
   const box = boundingBox(mask)
   const scaleX = image.width / small.width
   const scaleY = image.height / small.height
@@ -53,7 +56,7 @@ export function extractGarment(image: RgbaImage): GarmentCutout {
     }
   }
   const torso = torsoEdges(cut, left, right)
-  return { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut) }
+  return { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut), separated }
 }
 
 /** Category from the garment's shape alone: two legs → bottom; tall and narrow → dress; otherwise a top. */

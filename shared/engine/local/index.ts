@@ -6,6 +6,7 @@ import { extractGarment, guessCategory } from './garment.ts'
 import { analyseBody } from './person.ts'
 import { downscaleToFit } from './resize.ts'
 import { segmentForeground } from './segmentation.ts'
+import { renderTrain } from './train.ts'
 
 export interface LocalEngineOptions {
   /** Long side of the generated image at most (the person photo is shrunk to it, never enlarged). */
@@ -67,6 +68,10 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
 
   const mask = body.found ? segmentation.mask : { ...segmentation.mask, data: new Uint8Array(segmentation.mask.data.length).fill(1) }
   const dressed = compositeGarment(person, mask, scale, garment, placement, body.figureHeight * scale.y)
+  if (request.train && category === 'dress') {
+    const footing = { ankleY: body.ankleY * scale.y, floorY: body.floorY * scale.y, figureHeight: body.figureHeight * scale.y }
+    renderTrain(dressed, garment, placement, footing, request.train)
+  }
   if (await aborted()) return abortedOutcome
 
   let bytes = encodeJpeg(dressed, jpegQuality)
