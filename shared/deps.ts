@@ -1,4 +1,5 @@
 import type { BillingStore } from './billing/store.ts'
+import type { BridalSteps } from './bridal/ports.ts'
 import type { TryOnEngine } from './engine/types.ts'
 import type { ImageFetcher } from './images/fetch.ts'
 import type { ImageLimits } from './images/types.ts'
@@ -36,6 +37,11 @@ export interface Deps {
     live: TryOnEngine
     /** Used for vto_test_ keys: always the local engine, never a paid provider. */
     test: TryOnEngine
+  }
+  /** Wedding-dress pre-treatment and train scorer, per key mode like the engines. */
+  bridal: {
+    live: BridalSteps
+    test: BridalSteps
   }
   fetchImage: ImageFetcher
   ids: IdSource

@@ -1,5 +1,8 @@
 import type { Sql } from 'postgres'
 import { createPostgresBilling } from './billing/store.ts'
+import { createLocalPretreatment } from './bridal/local-pretreatment.ts'
+import { createLocalTrainScorer } from './bridal/local-scorer.ts'
+import type { BridalSteps } from './bridal/ports.ts'
 import type { Settings } from './config.ts'
 import { jsonLogger, type Deps, type Logger } from './deps.ts'
 import { createLocalEngine } from './engine/local/index.ts'
@@ -21,10 +24,12 @@ export interface Platform {
 /** Builds the handler's dependencies from settings and a platform's adapters; each entry point calls this once. */
 export function createDeps(settings: Settings, platform: Platform): Deps {
   const local = createLocalEngine()
+  const localBridal: BridalSteps = { pretreatment: createLocalPretreatment(), scorer: createLocalTrainScorer() }
   return {
     billing: createPostgresBilling(platform.sql),
     store: platform.store,
     engines: { live: liveEngine(settings.engine, local), test: local },
+    bridal: { live: localBridal, test: localBridal },
     fetchImage: createImageFetcher({
       fetch: platform.fetch,
       resolveHost: platform.resolveHost,

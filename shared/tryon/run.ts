@@ -1,3 +1,4 @@
+import { generateWithTrain, withBridalScenario, type BridalVerdict } from '../bridal/pipeline.ts'
 import type { Deps } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
@@ -22,12 +23,14 @@ export interface TryOnSuccess {
   resultUrl: string
   creditsRemaining: number
   creditsCharged: number
+  bridal?: BridalVerdict
 }
 
 /** What a generation produced and the outcome billing settles on. */
 interface Generation {
   image: GeneratedImage
   outcome: string
+  bridal?: BridalVerdict
 }
 
 /**
@@ -39,14 +42,18 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
   const deadline = AbortSignal.timeout(deps.config.generationTimeoutMs)
   try {
     const [person, garment] = await intakeBoth(deps, job.input, deadline)
-    const generation = await generateStandard(deps, job, withScenario(engine, job.input.scenario), {
+    const request: TryOnRequest = {
       person,
       garment,
       category: garmentCategoryOf(job.input.clothingType, job.input.productKind),
       clothingType: job.input.clothingType,
       locale: job.input.locale,
       signal: deadline,
-    })
+    }
+    const forcedEngine = withScenario(engine, job.input.scenario)
+    const generation = job.input.productKind === 'wedding-dress'
+      ? await generateWedding(deps, job, forcedEngine, request)
+      : await generateStandard(deps, job, forcedEngine, request)
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
     const resultUrl = await storeResult(deps, path, generation.image)
@@ -64,6 +71,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       resultUrl,
       creditsRemaining: settlement.balance,
       creditsCharged: settlement.creditsCharged,
+      ...(generation.bridal && { bridal: generation.bridal }),
     }
   } catch (error) {
     const apiError = error instanceof ApiError ? error : unexpected(deps, job, error, deadline)
@@ -91,6 +99,12 @@ async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, 
     deps.log({ level: 'warn', msg: 'engine did not generate', tryOnId: job.tryOnId, requestId: job.requestId, engine: engine.name, kind: outcome.kind, reason: outcome.reason })
   }
   return { image: generatedImageOf(outcome), outcome: 'generated' }
+}
+
+async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
+  const steps = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
+  const { image, bridal } = await generateWithTrain(engine, steps, request, { threshold: deps.config.trainThreshold, log: deps.log, tryOnId: job.tryOnId })
+  return { image, outcome: bridal.reason, bridal }
 }
 
 async function storeResult(deps: Deps, path: string, image: GeneratedImage): Promise<string> {

@@ -1,0 +1,103 @@
+import { generatedImageOf } from '../engine/outcome.ts'
+import type { GeneratedImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
+import { ApiError } from '../http/errors.ts'
+import type { Scenario } from '../http/request.ts'
+import type { Logger } from '../deps.ts'
+import type { BridalSteps, ScoreOutcome } from './ports.ts'
+
+/** Why a wedding-dress try-on was billed as it was; also the outcome its settlement is recorded under. */
+export type BridalReason = 'train_rendered' | 'train_score_low' | 'score_unavailable' | 'train_pretreatment_unavailable'
+
+/** The `bridal` object of a wedding-dress response (DESIGN.md §4). */
+export interface BridalVerdict {
+  applied: boolean
+  trainScore: number | null
+  reason: BridalReason
+}
+
+export interface BridalGeneration {
+  image: GeneratedImage
+  bridal: BridalVerdict
+}
+
+export const BRIDAL_UNAVAILABLE_MESSAGE =
+  'Wedding-dress processing is temporarily unavailable. Generation was cancelled and no credits were charged; please retry later.'
+
+/**
+ * Wedding-dress mode: pre-treat the gown, generate with its train, score the train, and decide.
+ * A pre-treatment that is unavailable gives the gown without a train; one that crashes stops everything
+ * before generation (503). A scorer that is unavailable or fails leaves the verdict open (score null).
+ * Engine failures become their usual errors; the caller refunds them.
+ */
+export async function generateWithTrain(
+  engine: TryOnEngine,
+  steps: BridalSteps,
+  request: TryOnRequest,
+  options: { threshold: number; log: Logger; tryOnId: string },
+): Promise<BridalGeneration> {
+  const { person, garment, signal } = request
+  let prepared
+  try {
+    prepared = await steps.pretreatment.prepare({ person, garment, signal })
+  } catch (error) {
+    if (signal?.aborted) throw error
+    options.log({ level: 'error', msg: 'bridal pre-treatment crashed', tryOnId: options.tryOnId, step: steps.pretreatment.name, error: describe(error) })
+    throw new ApiError('bridal_preprocessing_failed', BRIDAL_UNAVAILABLE_MESSAGE)
+  }
+
+  if (prepared.kind === 'unavailable') {
+    options.log({ level: 'warn', msg: 'train pre-treatment unavailable; the gown is tried on without a train', tryOnId: options.tryOnId, reason: prepared.reason })
+    const image = generatedImageOf(await engine.generate(request))
+    return { image, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } }
+  }
+
+  const image = generatedImageOf(await engine.generate({ ...request, garment: prepared.garment, train: prepared.train }))
+  const scored = await scoreSafely(steps, { result: image, person, garment, signal }, options)
+  if (scored.kind === 'unavailable') return { image, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } }
+  const trainScore = roundScore(scored.score)
+  const applied = trainScore >= options.threshold
+  return { image, bridal: { applied, trainScore, reason: applied ? 'train_rendered' : 'train_score_low' } }
+}
+
+async function scoreSafely(
+  steps: BridalSteps,
+  request: Parameters<BridalSteps['scorer']['score']>[0],
+  options: { log: Logger; tryOnId: string },
+): Promise<ScoreOutcome> {
+  try {
+    const scored = await steps.scorer.score(request)
+    if (scored.kind === 'scored' && !Number.isFinite(scored.score)) return { kind: 'unavailable', reason: `the scorer returned ${scored.score}` }
+    if (scored.kind === 'unavailable') options.log({ level: 'warn', msg: 'train score unavailable', tryOnId: options.tryOnId, reason: scored.reason })
+    return scored
+  } catch (error) {
+    options.log({ level: 'error', msg: 'train scorer failed', tryOnId: options.tryOnId, step: steps.scorer.name, error: describe(error) })
+    return { kind: 'unavailable', reason: 'the scorer failed' }
+  }
+}
+
+/** Scores are reported to three decimals and the verdict is taken on the reported number. */
+function roundScore(score: number): number {
+  return Math.round(Math.min(1, Math.max(0, score)) * 1000) / 1000
+}
+
+/** A test key's X-Tryon-Scenario forces a bridal branch (DESIGN.md §4). */
+export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
+  const forced = 'forced by X-Tryon-Scenario'
+  switch (scenario) {
+    case 'bridal_preprocessing_crash':
+      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: () => Promise.reject(new Error(`${forced}: bridal_preprocessing_crash`)) } }
+    case 'train_pretreatment_unavailable':
+      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: async () => ({ kind: 'unavailable', reason: `${forced}: train_pretreatment_unavailable` }) } }
+    case 'train_score_low':
+      // Half the threshold: low whatever the threshold is set to (a threshold of 0 makes every score pass).
+      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: roundScore(threshold / 2) }) } }
+    case 'train_score_unavailable':
+      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${forced}: train_score_unavailable` }) } }
+    default:
+      return steps
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
