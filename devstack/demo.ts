@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Sql } from 'postgres'
 import { encodeBase64 } from '../shared/images/base64.ts'
-import { demoGarmentPhoto, demoShopperPhoto } from './sample-images.ts'
+import { demoBrideShopperPhoto, demoGarmentPhoto, demoGownPhoto, demoShopperPhoto } from './sample-images.ts'
 
 export interface DemoKey {
   apiKey: string
@@ -34,20 +34,31 @@ export async function ensureDemoKey(sql: Sql, dataDir: string): Promise<DemoKey 
   return { ...key, created: true }
 }
 
-/** A ready-to-send request body (two generated photos as data URIs) for the printed curl. */
-export async function writeDemoRequest(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'demo-request.json')
-  const body = {
-    userPhoto: `data:image/jpeg;base64,${encodeBase64(demoShopperPhoto())}`,
-    productImage: `data:image/png;base64,${encodeBase64(demoGarmentPhoto())}`,
-    clothingType: 'T-shirt',
-  }
-  await writeFile(file, JSON.stringify(body))
-  return file
+export interface DemoRequests {
+  standard: string
+  wedding: string
 }
 
-export function demoBanner(options: { functionUrl: string; key: DemoKey & { created: boolean }; requestFile: string; databaseUrl: string }): string {
-  const { functionUrl, key, requestFile, databaseUrl } = options
+/** Ready-to-send request bodies (generated photos as data URIs) for the printed curls. */
+export async function writeDemoRequests(dataDir: string): Promise<DemoRequests> {
+  const files = { standard: join(dataDir, 'demo-request.json'), wedding: join(dataDir, 'demo-wedding-request.json') }
+  const dataUri = (type: string, bytes: Uint8Array) => `data:image/${type};base64,${encodeBase64(bytes)}`
+  await writeFile(files.standard, JSON.stringify({
+    userPhoto: dataUri('jpeg', demoShopperPhoto()),
+    productImage: dataUri('png', demoGarmentPhoto()),
+    clothingType: 'T-shirt',
+  }))
+  await writeFile(files.wedding, JSON.stringify({
+    userPhoto: dataUri('jpeg', demoBrideShopperPhoto()),
+    productImage: dataUri('png', demoGownPhoto()),
+    productType: 'wedding-dress',
+  }))
+  return files
+}
+
+export function demoBanner(options: { functionUrl: string; key: DemoKey & { created: boolean }; requests: DemoRequests; databaseUrl: string }): string {
+  const { functionUrl, key, requests, databaseUrl } = options
+  const curl = (file: string) => `curl -sS ${functionUrl} -H 'X-API-Key: ${key.apiKey}' -H 'Content-Type: application/json' -d @${file}`
   return [
     '',
     `Try-on API listening at ${functionUrl}`,
@@ -56,8 +67,11 @@ export function demoBanner(options: { functionUrl: string; key: DemoKey & { crea
     `Demo test key (${key.created ? 'new' : 'kept from an earlier start'}, ${key.credits} credits): ${key.apiKey}`,
     `Key id (for the admin CLI): ${key.keyId}`,
     '',
-    'Try it:',
-    `curl -sS ${functionUrl} -H 'X-API-Key: ${key.apiKey}' -H 'Content-Type: application/json' -d @${requestFile}`,
+    'Try it (a T-shirt, 1 credit):',
+    curl(requests.standard),
+    '',
+    'A wedding dress with its train (2 credits, refunded if the train does not come out):',
+    curl(requests.wedding),
     '',
   ].join('\n')
 }

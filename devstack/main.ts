@@ -1,6 +1,6 @@
 // `npm start`: the whole service in one Node process (DESIGN.md §5).
 import { relative, resolve } from 'node:path'
-import { demoBanner, ensureDemoKey, writeDemoRequest } from './demo.ts'
+import { demoBanner, ensureDemoKey, writeDemoRequests } from './demo.ts'
 import { startDevStack } from './stack.ts'
 
 const env = process.env
@@ -16,9 +16,10 @@ const stack = await startDevStack({
 })
 
 const key = await ensureDemoKey(stack.sql, dataDir)
-const requestFile = await writeDemoRequest(dataDir)
-const shownFile = relative(process.cwd(), requestFile).startsWith('..') ? requestFile : relative(process.cwd(), requestFile)
-console.log(demoBanner({ functionUrl: stack.functionUrl, key, requestFile: shownFile, databaseUrl: stack.databaseUrl }))
+const files = await writeDemoRequests(dataDir)
+const shown = (file: string) => (relative(process.cwd(), file).startsWith('..') ? file : relative(process.cwd(), file))
+const requests = { standard: shown(files.standard), wedding: shown(files.wedding) }
+console.log(demoBanner({ functionUrl: stack.functionUrl, key, requests, databaseUrl: stack.databaseUrl }))
 
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,4 +1,4 @@
-/** The demo request's photos: a full-length shopper (JPEG) and a T-shirt product shot (PNG), drawn on the fly. */
+/** The demo requests' photos, drawn on the fly: full-length shoppers (JPEG), a T-shirt and a gown (PNG). */
 import { encodeJpeg } from '../shared/engine/local/codecs/jpeg-encoder.ts'
 import { drawGarment } from './samples/garment-photo.ts'
 import { encodePng } from './samples/png-encoder.ts'
@@ -10,4 +10,13 @@ export function demoShopperPhoto(): Uint8Array {
 
 export function demoGarmentPhoto(): Uint8Array {
   return encodePng(drawGarment({ kind: 'tshirt', color: [196, 38, 52], width: 480, height: 480 }).image)
+}
+
+/** On a slate floor, so the ivory train shows against it. */
+export function demoBrideShopperPhoto(): Uint8Array {
+  return encodeJpeg(drawShopper({ width: 600, height: 900, fullLength: true, background: [120, 128, 140] }).image, 90)
+}
+
+export function demoGownPhoto(): Uint8Array {
+  return encodePng(drawGarment({ kind: 'gown-with-train', color: [242, 236, 224], width: 480, height: 480, transparentBackground: true }).image)
 }

@@ -34,6 +34,10 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
       const body = JSON.parse(stdout)
       expect(body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 99 })
       resultUrl = body.resultUrl
+      const weddingCurl = [...output.matchAll(/^curl .*$/gm)][1][0]
+      expect(weddingCurl).toContain('demo-wedding-request.json')
+      const wedding = JSON.parse((await run('bash', ['-c', weddingCurl])).stdout)
+      expect(wedding).toMatchObject({ success: true, creditsCharged: 2, creditsRemaining: 97, bridal: { applied: true, reason: 'train_rendered' } })
       const image = await fetch(resultUrl)
       expect(image.headers.get('content-type')).toBe('image/jpeg')
       expect(readImageHeader(new Uint8Array(await image.arrayBuffer()))?.format).toBe('jpeg')
@@ -42,7 +46,7 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
       const sql = postgres(dbUrl, { max: 1 })
       const [row] = await sql`select count(*)::int as n from tryon.ledger`
       await sql.end()
-      expect(row.n).toBe(3)
+      expect(row.n).toBe(5)
     } finally {
       await first.stop()
     }
@@ -50,7 +54,7 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
     const second = start()
     try {
       const output = await second.waitFor(/^curl .*$/m, 90_000)
-      expect(output).toContain(`Demo test key (kept from an earlier start, 99 credits): ${apiKey}`)
+      expect(output).toContain(`Demo test key (kept from an earlier start, 97 credits): ${apiKey}`)
       const again = await fetch(resultUrl)
       expect(again.status).toBe(200)
     } finally {
