@@ -29,7 +29,7 @@ export function createApp(deps: Deps): Hono<Env> {
     async (c) => {
       const credential = c.get('credential')
       const origin = c.get('origin')
-      const input = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode))
+      const { input, idempotency } = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode))
 
       const tryOnId = deps.ids.tryOnId()
       const begun = await deps.billing.begin({
@@ -40,9 +40,22 @@ export function createApp(deps: Deps): Hono<Env> {
         clothingType: input.clothingType,
         parentUrl: input.parentUrl,
         locale: input.locale,
+        idempotency,
       })
-      if (begun.verdict === 'insufficient_credits') throw insufficientCredits()
-      if (begun.verdict !== 'ok') throw keyRefusal(begun.verdict)
+      switch (begun.verdict) {
+        case 'ok':
+          break
+        case 'insufficient_credits':
+          throw insufficientCredits()
+        case 'replay':
+          return c.json(begun.response, 200, { 'Idempotent-Replayed': 'true' })
+        case 'idempotency_in_progress':
+          throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed; retry after it completes')
+        case 'idempotency_mismatch':
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body')
+        default:
+          throw keyRefusal(begun.verdict)
+      }
 
       const result = await runTryOn(deps, { tryOnId, keyMode: credential.mode, input, requestId: c.get('requestId') })
       return c.json(result, 200)

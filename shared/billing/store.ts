@@ -15,11 +15,16 @@ export interface BeginTryOn {
   clothingType?: string
   parentUrl?: string
   locale?: string
+  /** The caller's Idempotency-Key and a SHA-256 of its request, when it sent one. */
+  idempotency?: { key: string; requestHash: Uint8Array }
 }
 
 export type BeginResult =
   | { verdict: 'ok'; keyMode: KeyMode; balance: number; creditsReserved: number }
   | { verdict: 'insufficient_credits'; keyMode: KeyMode; balance: number }
+  /** The first request with this idempotency key completed: its response, as it was sent. */
+  | { verdict: 'replay'; response: Record<string, unknown> }
+  | { verdict: 'idempotency_in_progress' | 'idempotency_mismatch' }
   | { verdict: Exclude<KeyVerdict, 'ok'> }
 
 export interface SettleTryOn {
@@ -29,6 +34,8 @@ export interface SettleTryOn {
   shortId?: string | null
   resultPath?: string | null
   engine?: string | null
+  /** What the response will say besides shortId and credits, kept for idempotent replays. */
+  response?: Record<string, unknown>
 }
 
 export interface Settlement {
@@ -76,18 +83,32 @@ export function createPostgresBilling(sql: Sql): BillingStore {
     },
 
     async begin(request) {
-      const [row] = await sql<{ verdict: string; key_mode: KeyMode; balance: string | null; credits_reserved: number }[]>`
-        select verdict, key_mode, balance, credits_reserved
-          from tryon.begin_tryon(
-            decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
-            ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
-            ${request.locale ?? null})`
+      const idempotency = request.idempotency
+      let row
+      try {
+        ;[row] = await sql<{ verdict: string; key_mode: KeyMode; balance: string | null; credits_reserved: number; replay: Record<string, unknown> | null }[]>`
+          select verdict, key_mode, balance, credits_reserved, replay
+            from tryon.begin_tryon(
+              decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
+              ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
+              ${request.locale ?? null}, ${idempotency?.key ?? null},
+              ${idempotency ? sql`decode(${toHex(idempotency.requestHash)}, 'hex')` : null})`
+      } catch (error) {
+        // Two requests claimed the same idempotency key at once: the loser was rolled back whole.
+        if ((error as { code?: string }).code === '40001' && idempotency) return { verdict: 'idempotency_in_progress' }
+        throw error
+      }
       const balance = Number(row.balance)
       switch (row.verdict) {
         case 'ok':
           return { verdict: 'ok', keyMode: row.key_mode, balance, creditsReserved: row.credits_reserved }
         case 'insufficient_credits':
           return { verdict: 'insufficient_credits', keyMode: row.key_mode, balance }
+        case 'replay':
+          return { verdict: 'replay', response: row.replay ?? {} }
+        case 'idempotency_in_progress':
+        case 'idempotency_mismatch':
+          return { verdict: row.verdict }
         default:
           return { verdict: row.verdict as Exclude<KeyVerdict, 'ok'> }
       }
@@ -99,7 +120,8 @@ export function createPostgresBilling(sql: Sql): BillingStore {
       >`
         select settled, status, credits_charged, balance, short_id
           from tryon.settle_tryon(${request.tryOnId}, ${request.outcome}, ${request.shortId ?? null},
-                                  ${request.resultPath ?? null}, ${request.engine ?? null})`
+                                  ${request.resultPath ?? null}, ${request.engine ?? null},
+                                  ${request.response ? sql.json(request.response as postgres.JSONValue) : null})`
       return {
         settled: row.settled,
         status: row.status,

@@ -24,7 +24,7 @@ export const storefrontCors = () =>
     origin: (origin) => normalizeOrigin(origin),
     allowMethods: ['POST', 'OPTIONS'],
     allowHeaders: ['X-API-Key', 'Content-Type', 'X-Tryon-Scenario', 'Idempotency-Key'],
-    exposeHeaders: ['X-Request-Id'],
+    exposeHeaders: ['X-Request-Id', 'Idempotent-Replayed'],
     maxAge: 7200,
     credentials: false,
   })

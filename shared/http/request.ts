@@ -51,16 +51,30 @@ export function productKindOf(productType: string | null | undefined): ProductKi
   return productType === 'wedding-dress' ? 'wedding-dress' : 'standard'
 }
 
-/** Validates Content-Type, JSON, the schema and the scenario header; throws 400s. */
-export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Promise<TryOnInput> {
+export interface ParsedTryOn {
+  input: TryOnInput
+  /** Present when the caller sent Idempotency-Key. */
+  idempotency?: { key: string; requestHash: Uint8Array }
+}
+
+/** Printable ASCII, as Stripe and the IETF draft use; long enough for a UUID or a hash. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+/** Validates Content-Type, JSON, the schema and the scenario and idempotency headers; throws 400s. */
+export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Promise<ParsedTryOn> {
   const contentType = request.headers.get('content-type') ?? ''
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
     throw invalid('Content-Type must be application/json')
   }
+  const idempotencyKey = request.headers.get('idempotency-key')
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw invalid('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces')
+  }
 
+  const text = await request.text()
   let json: unknown
   try {
-    json = JSON.parse(await request.text())
+    json = JSON.parse(text)
   } catch {
     throw invalid('The request body is not valid JSON')
   }
@@ -75,15 +89,24 @@ export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Pro
   }
   const body = parsed.data
   const productKind = productKindOf(body.productType)
-  return {
+  const scenario = parseScenario(request.headers.get('x-tryon-scenario'), keyMode, productKind)
+  const input: TryOnInput = {
     userPhoto: body.userPhoto,
     productImage: body.productImage,
     productKind,
     clothingType: body.clothingType || undefined,
     parentUrl: body.parentUrl || undefined,
     locale: body.locale || undefined,
-    scenario: parseScenario(request.headers.get('x-tryon-scenario'), keyMode, productKind),
+    scenario,
   }
+  if (idempotencyKey === null) return { input }
+  return { input, idempotency: { key: idempotencyKey, requestHash: await requestHash(text, scenario) } }
+}
+
+/** What makes two requests "the same" for an idempotency key: the body as sent, and the forced scenario. */
+async function requestHash(body: string, scenario: Scenario | undefined): Promise<Uint8Array> {
+  const bytes = new TextEncoder().encode(`${scenario ?? ''}\n${body}`)
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
 }
 
 function parseScenario(header: string | null, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {

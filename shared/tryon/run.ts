@@ -63,6 +63,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       shortId: deps.ids.shortId(),
       resultPath: path,
       engine: engine.name,
+      response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
     })
     return {
       success: true,

@@ -34,7 +34,7 @@ describe('CORS for browser storefronts', () => {
     const response = await fetch(t.stack.functionUrl, { method: 'POST', headers: { Origin: 'https://Shop.Example:8443' } })
     expect(response.status).toBe(401)
     expect(response.headers.get('access-control-allow-origin')).toBe('https://shop.example:8443')
-    expect(response.headers.get('access-control-expose-headers')).toBe('X-Request-Id')
+    expect(response.headers.get('access-control-expose-headers')).toBe('X-Request-Id,Idempotent-Replayed')
     expect(response.headers.get('vary')).toMatch(/Origin/)
   })
 })

@@ -272,8 +272,46 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       const tables = await db.sql`
         select c.relname, c.relrowsecurity from pg_class c join pg_namespace n on n.oid = c.relnamespace
          where n.nspname = 'tryon' and c.relkind = 'r'`
-      expect(tables.length).toBe(4)
+      expect(tables.map((t) => t.relname).sort()).toEqual(['accounts', 'api_keys', 'idempotency_keys', 'ledger', 'tryons'])
       for (const t of tables) expect(t.relrowsecurity, t.relname).toBe(true)
+    })
+
+    it('grants nothing to PUBLIC, anon or authenticated, now or by default', async () => {
+      // A function whose ACL is null still has PostgreSQL's default EXECUTE for PUBLIC.
+      const publicFunctions = await db.sql`
+        select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname = 'tryon'
+           and (p.proacl is null or exists (select 1 from aclexplode(p.proacl) a where a.grantee = 0))`
+      expect(publicFunctions.map((f) => f.proname)).toEqual([])
+      const publicRelations = await db.sql`
+        select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         where n.nspname = 'tryon' and c.relkind in ('r', 'S', 'v', 'm')
+           and exists (select 1 from aclexplode(c.relacl) a
+                        where a.grantee = 0 or a.grantee in (select oid from pg_roles where rolname in ('anon', 'authenticated')))`
+      expect(publicRelations.map((r) => r.relname)).toEqual([])
+      const [schema] = await db.sql`
+        select has_schema_privilege('anon', 'tryon', 'usage') as anon,
+               has_schema_privilege('authenticated', 'tryon', 'usage') as authenticated`
+      expect(schema).toEqual({ anon: false, authenticated: false })
+      const defaults = await db.sql`
+        select d.defaclobjtype as type, a.grantee, a.privilege_type
+          from pg_default_acl d join pg_namespace n on n.oid = d.defaclnamespace,
+               aclexplode(d.defaclacl) a
+         where n.nspname = 'tryon' and (a.grantee = 0 or a.grantee in (select oid from pg_roles where rolname in ('anon', 'authenticated')))`
+      expect(defaults).toEqual([])
+    })
+
+    it('keeps every SECURITY DEFINER function on an empty search_path', async () => {
+      const definers = await db.sql`
+        select p.proname, p.proconfig from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname = 'tryon' and p.prosecdef`
+      expect(definers.length).toBeGreaterThanOrEqual(8)
+      for (const f of definers) expect(f.proconfig ?? [], f.proname).toContain('search_path=""')
+    })
+
+    it('refuses a negative balance even to a direct update', async () => {
+      const key = await createKey(db.sql, { credits: 1 })
+      await expect(db.sql`update tryon.accounts set balance = balance - 2 where id = ${key.accountId}`).rejects.toMatchObject({ code: '23514' })
     })
 
     it('fixes the search_path of every function and lets only the service role execute the API', async () => {

@@ -8,14 +8,28 @@ export interface ImageServer {
   close(): Promise<void>
 }
 
+export interface ServedFile {
+  bytes: Uint8Array
+  contentType?: string
+  /** Awaited before answering: lets a test hold a request in flight. */
+  before?: () => Promise<void>
+  /** Answer 503 instead while this returns true. */
+  unavailable?: () => boolean
+}
+
 /** A plain HTTP server on 127.0.0.1 serving fixed bytes per path; anything else is 404. */
-export async function startImageServer(files: Record<string, { bytes: Uint8Array; contentType?: string }>): Promise<ImageServer> {
+export async function startImageServer(files: Record<string, ServedFile>): Promise<ImageServer> {
   const requests: string[] = []
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(async (req, res) => {
     requests.push(req.url ?? '')
     const file = files[req.url ?? '']
     if (!file) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+      return
+    }
+    await file.before?.()
+    if (file.unavailable?.()) {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('try later')
       return
     }
     res.writeHead(200, { 'content-type': file.contentType ?? 'application/octet-stream', 'content-length': file.bytes.byteLength })
