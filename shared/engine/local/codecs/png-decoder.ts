@@ -67,9 +67,12 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
     const h = Math.ceil((header.height - y0) / dy)
     if (w > 0 && h > 0) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8))
   }
+  const stream = concat(idat)
+  // A zlib stream of header and checksum only would come back from fflate as our own zero-filled buffer, "inflated".
+  if (stream.length <= 6) throw new ImageDecodeError('the PNG image data is truncated')
   let raw: Uint8Array
   try {
-    raw = unzlibSync(concat(idat), { out: new Uint8Array(expected) })
+    raw = unzlibSync(stream, { out: new Uint8Array(expected) })
   } catch {
     throw new ImageDecodeError('the PNG image data is corrupt (it does not inflate)')
   }

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest'
+import type { Rgb } from '../../../devstack/samples/drawing.ts'
+import { drawGarment, type GarmentKind } from '../../../devstack/samples/garment-photo.ts'
+import type { RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { extractGarment, guessCategory, type GarmentCutout } from '../../../shared/engine/local/garment.ts'
+import type { GarmentCategory } from '../../../shared/engine/types.ts'
+import { makeFlatImage } from '../../support/images.ts'
+
+const colour: Rgb = [40, 120, 200]
+const size = 240
+
+const shots = new Map<string, RgbaImage>()
+
+/** Drawn once per kind and backdrop; extraction only reads it. */
+function productShot(kind: GarmentKind, transparentBackground = false): RgbaImage {
+  const key = `${kind}:${transparentBackground}`
+  if (!shots.has(key)) shots.set(key, drawGarment({ kind, color: colour, width: size, height: size, transparentBackground }).image)
+  return shots.get(key)!
+}
+
+/**
+ * Best overlap (intersection over union) of the cutout's opaque area with the garment's true shape, over small
+ * shifts: the cutout is cropped to its own bounding box, which may start a pixel off the drawn one.
+ */
+function overlapWithTrueShape(cut: GarmentCutout, shape: RgbaImage): number {
+  let shapeX = size
+  let shapeY = size
+  for (let i = 0; i < size * size; i++) {
+    if (shape.data[i * 4 + 3] < 128) continue
+    shapeX = Math.min(shapeX, i % size)
+    shapeY = Math.min(shapeY, Math.floor(i / size))
+  }
+  const { width, height, data } = cut.image
+  let cutX = width
+  let cutY = height
+  for (let i = 0; i < width * height; i++) {
+    if (data[i * 4 + 3] < 128) continue
+    cutX = Math.min(cutX, i % width)
+    cutY = Math.min(cutY, Math.floor(i / width))
+  }
+  let best = 0
+  for (let dy = -2; dy <= 2; dy++) {
+    for (let dx = -2; dx <= 2; dx++) {
+      let both = 0
+      let either = 0
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          const inShape = shape.data[(y * size + x) * 4 + 3] >= 128
+          const cx = x - shapeX + cutX + dx
+          const cy = y - shapeY + cutY + dy
+          const inCut = cx >= 0 && cy >= 0 && cx < width && cy < height && data[(cy * width + cx) * 4 + 3] >= 128
+          if (inShape && inCut) both++
+          if (inShape || inCut) either++
+        }
+      }
+      best = Math.max(best, both / either)
+    }
+  }
+  return best
+}
+
+const shapeCategory: Record<GarmentKind, GarmentCategory[]> = {
+  tshirt: ['top'],
+  trousers: ['bottom'],
+  dress: ['dress'],
+  gown: ['dress'],
+  'gown-with-train': ['dress'],
+  // The shape alone does not tell a jacket from a long-sleeved top; either way it dresses the upper body.
+  jacket: ['top', 'outerwear'],
+}
+const kinds = Object.keys(shapeCategory) as GarmentKind[]
+
+describe('garment extraction', () => {
+  it.each(kinds)('cuts a %s out of a studio backdrop along its true outline', (kind) => {
+    const cut = extractGarment(productShot(kind))
+    expect(overlapWithTrueShape(cut, productShot(kind, true))).toBeGreaterThan(0.96)
+  })
+
+  it.each(kinds)('keeps the %s colour and leaves the backdrop out', (kind) => {
+    const { data } = extractGarment(productShot(kind)).image
+    let visible = 0
+    let backdrop = 0
+    const sum = [0, 0, 0]
+    for (let p = 0; p < data.length; p += 4) {
+      if (data[p + 3] === 0) continue
+      visible++
+      if (data[p] > 200 && data[p + 1] > 200 && data[p + 2] > 200) backdrop++
+      for (let c = 0; c < 3; c++) sum[c] += data[p + c]
+    }
+    expect(backdrop / visible).toBeLessThan(0.02)
+    sum.forEach((total, c) => expect(Math.abs(total / visible - colour[c])).toBeLessThan(15))
+  })
+
+  it.each(kinds)('crops a %s to the garment, on a backdrop or cut out on transparency', (kind) => {
+    const shape = productShot(kind, true)
+    let [x0, y0, x1, y1] = [size, size, 0, 0]
+    for (let i = 0; i < size * size; i++) {
+      if (shape.data[i * 4 + 3] < 64) continue
+      const [x, y] = [i % size, Math.floor(i / size)]
+      ;[x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x + 1), Math.max(y1, y + 1)]
+    }
+    for (const image of [productShot(kind), shape]) {
+      const cut = extractGarment(image)
+      expect(Math.abs(cut.image.width - (x1 - x0))).toBeLessThanOrEqual(3)
+      expect(Math.abs(cut.image.height - (y1 - y0))).toBeLessThanOrEqual(3)
+      expect(cut.left.every((l, y) => l < cut.right[y])).toBe(true)
+      expect(cut.torsoLeft.every((l, y) => l >= cut.left[y] && cut.torsoRight[y] <= cut.right[y])).toBe(true)
+    }
+  })
+
+  it('takes the whole picture as the garment when nothing stands out, such as a fabric close-up', () => {
+    const cut = extractGarment(makeFlatImage({ width: 90, height: 60, color: [160, 40, 60] }).pixels)
+    expect([cut.image.width, cut.image.height]).toEqual([90, 60])
+    expect(cut.image.data.every((v, i) => (i & 3) !== 3 || v === 255)).toBe(true)
+  })
+})
+
+describe('garment category', () => {
+  it.each(kinds)('is guessed from the shape of a %s', (kind) => {
+    for (const transparentBackground of [false, true]) {
+      const cut = extractGarment(productShot(kind, transparentBackground))
+      expect(shapeCategory[kind]).toContain(guessCategory(cut))
+      expect(cut.hasLegs).toBe(kind === 'trousers')
+    }
+  })
+
+  it('follows the clothing-type hint over the shape', () => {
+    const tshirt = extractGarment(productShot('tshirt'))
+    const trousers = extractGarment(productShot('trousers'))
+    expect(guessCategory(tshirt, 'Evening GOWN')).toBe('dress')
+    expect(guessCategory(tshirt, 'wool coat')).toBe('outerwear')
+    expect(guessCategory(tshirt, 'denim jacket')).toBe('outerwear')
+    expect(guessCategory(tshirt, 'skinny jeans')).toBe('bottom')
+    expect(guessCategory(trousers, 'polo shirt')).toBe('top')
+    expect(guessCategory(trousers, 'summer dress')).toBe('dress')
+  })
+
+  it('falls back to the shape when the hint names no garment', () => {
+    const trousers = extractGarment(productShot('trousers'))
+    expect(guessCategory(trousers, 'size M, navy')).toBe('bottom')
+    expect(guessCategory(trousers, '')).toBe('bottom')
+  })
+})

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest'
+import { drawGarment } from '../../../devstack/samples/garment-photo.ts'
+import { drawShopper, type Box, type ShopperPhotoOptions } from '../../../devstack/samples/shopper-photo.ts'
+import type { RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { segmentForeground, type Mask } from '../../../shared/engine/local/segmentation.ts'
+import { makeFlatImage, makeNoiseImage } from '../../support/images.ts'
+
+/** Share of a box's pixels that the mask marks as subject. */
+function subjectShare(mask: Mask, [x0, y0, x1, y1]: Box): number {
+  let inside = 0
+  let total = 0
+  for (let y = Math.ceil(y0); y < Math.floor(y1); y++) {
+    for (let x = Math.ceil(x0); x < Math.floor(x1); x++) {
+      inside += mask.data[y * mask.width + x]
+      total++
+    }
+  }
+  expect(total).toBeGreaterThan(0)
+  return inside / total
+}
+
+const backdrops: [string, ShopperPhotoOptions][] = [
+  ['a plain studio backdrop', { width: 200, height: 300 }],
+  ['a graded backdrop', { width: 200, height: 300, background: 'gradient' }],
+  ['a mid-tone coloured backdrop', { width: 200, height: 300, background: [90, 110, 100] }],
+  ['a dark skin tone', { width: 200, height: 300, skinTone: [92, 60, 44] }],
+  ['a half-length framing', { width: 200, height: 300, fullLength: false }],
+  ['a landscape frame', { width: 360, height: 240 }],
+]
+
+describe('person segmentation', () => {
+  it.each(backdrops)('separates the figure from %s', (_, options) => {
+    const { image, geometry } = drawShopper(options)
+    const { mask, coverage } = segmentForeground(image)
+    expect([mask.width, mask.height]).toEqual([image.width, image.height])
+    for (const box of [geometry.face, geometry.torso, ...geometry.thighs, ...geometry.shins]) {
+      expect(subjectShare(mask, box), `body box ${box.map(Math.round)}`).toBeGreaterThan(0.98)
+    }
+    for (const box of geometry.background) expect(subjectShare(mask, box), `background box ${box.map(Math.round)}`).toBe(0)
+    const marked = mask.data.reduce((n, v) => n + v, 0)
+    expect(coverage).toBeCloseTo(marked / mask.data.length, 6)
+    expect(coverage).toBeGreaterThan(0.1)
+    expect(coverage).toBeLessThan(0.45)
+  })
+
+  it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
+    const { image, geometry } = drawShopper({ width: 200, height: 300 })
+    const [x0, y0] = geometry.background[2].map(Math.ceil)
+    for (let y = y0; y < y0 + 8; y++) for (let x = x0; x < x0 + 8; x++) image.data.set([20, 20, 20, 255], (y * image.width + x) * 4)
+    const { mask } = segmentForeground(image)
+    expect(subjectShare(mask, [x0, y0, x0 + 8, y0 + 8])).toBe(0)
+    expect(subjectShare(mask, geometry.torso)).toBeGreaterThan(0.98)
+  })
+
+  it('follows the alpha channel of a cut-out', () => {
+    const { image } = drawGarment({ kind: 'dress', color: [230, 230, 230], width: 160, height: 160, transparentBackground: true })
+    const { mask } = segmentForeground(image)
+    let agree = 0
+    for (let i = 0; i < mask.data.length; i++) if (mask.data[i] === (image.data[i * 4 + 3] >= 128 ? 1 : 0)) agree++
+    expect(agree / mask.data.length).toBeGreaterThan(0.99)
+  })
+
+  it.each([
+    ['a flat frame', makeFlatImage({ width: 120, height: 180, color: [200, 190, 180] }).pixels],
+    ['random noise', makeNoiseImage({ width: 120, height: 180 }).pixels],
+  ] as [string, RgbaImage][])('finds no subject in %s', (_, image) => {
+    const { coverage } = segmentForeground(image)
+    expect(coverage).toBeLessThan(0.02)
+  })
+
+  it('reports a busy backdrop as noise', () => {
+    const plain = segmentForeground(drawShopper({ width: 120, height: 180 }).image)
+    const noisy = segmentForeground(makeNoiseImage({ width: 120, height: 180 }).pixels)
+    expect(plain.backgroundNoise).toBeLessThan(5)
+    expect(noisy.backgroundNoise).toBeGreaterThan(50)
+  })
+})
