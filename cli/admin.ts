@@ -88,7 +88,7 @@ async function main(): Promise<number> {
     console.log(USAGE)
     return 0
   }
-  const sql = connectDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54322/postgres', { max: 1 })
+  const sql = connectDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54322/postgres', { max: 1, fetchTypes: true })
   try {
     console.log(JSON.stringify(await runAdmin(sql, argv)))
     return 0

@@ -43,7 +43,7 @@ export async function applyMigrations(sql: Sql, migrations?: Migration[]): Promi
       await tx.unsafe(migration.sql).simple()
       await tx`
         insert into supabase_migrations.schema_migrations (version, name, statements)
-        values (${migration.version}, ${migration.name}, ${[migration.sql]})`
+        values (${migration.version}, ${migration.name}, array[${migration.sql}::text])`
       applied.push(migration.version)
     })
   }

@@ -3,10 +3,10 @@ import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import { requestId, type RequestIdVariables } from 'hono/request-id'
 import { credentialFrom, urlCarriesKey, type Credential } from './auth/api-key.ts'
-import type { KeyVerdict } from './billing/store.ts'
+import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
 import type { Deps } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
-import { ApiError, authenticationRequired, insufficientCredits, type ErrorCode } from './http/errors.ts'
+import { ApiError, authenticationRequired, databaseUnavailable, insufficientCredits, type ErrorCode } from './http/errors.ts'
 import { parseTryOnRequest } from './http/request.ts'
 import { runTryOn } from './tryon/run.ts'
 
@@ -123,6 +123,9 @@ function renderError(deps: Deps, error: Error, c: Context<Env>): Response {
   let apiError: ApiError
   if (error instanceof ApiError) {
     apiError = error
+  } else if (error instanceof DatabaseUnavailable) {
+    deps.log({ level: 'error', msg: 'database unavailable', requestId: c.get('requestId'), error: error.message })
+    apiError = databaseUnavailable()
   } else if (error instanceof HTTPException && error.status < 500) {
     apiError = new ApiError('invalid_request', error.message || 'Bad request')
   } else {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defaultServiceConfig, type ServiceConfig } from './deps.ts'
+import { providerEnvShape, providerSettingsOf, type ProviderSettings } from './engine/providers/settings.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -12,7 +13,10 @@ const envSchema = z.object({
   TRYON_STORAGE: z.enum(['local', 'supabase']).default('local'),
   TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: flag.default(false),
   TRYON_GENERATION_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.generationTimeoutMs),
+  TRYON_STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.storeTimeoutMs),
+  TRYON_DATABASE_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.databaseTimeoutMs),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ...providerEnvShape,
 })
 
 /** The settings every entry point reads the same way (DESIGN.md §7). */
@@ -20,6 +24,8 @@ export interface Settings {
   service: ServiceConfig
   bucket: string
   engine: string
+  /** TRYON_ENGINE as a chain, each provider's credentials and base URL, and the live train scorer. */
+  providers: ProviderSettings
   storage: 'local' | 'supabase'
   allowPrivateImageHosts: boolean
   publicBaseUrl?: string
@@ -33,9 +39,16 @@ export function readSettings(env: Env): Settings {
   }
   const e = parsed.data
   return {
-    service: { ...defaultServiceConfig, trainThreshold: e.TRYON_TRAIN_THRESHOLD, generationTimeoutMs: e.TRYON_GENERATION_TIMEOUT_MS },
+    service: {
+      ...defaultServiceConfig,
+      trainThreshold: e.TRYON_TRAIN_THRESHOLD,
+      generationTimeoutMs: e.TRYON_GENERATION_TIMEOUT_MS,
+      storeTimeoutMs: e.TRYON_STORE_TIMEOUT_MS,
+      databaseTimeoutMs: e.TRYON_DATABASE_TIMEOUT_MS,
+    },
     bucket: e.TRYON_BUCKET,
     engine: e.TRYON_ENGINE,
+    providers: providerSettingsOf(e.TRYON_ENGINE, e),
     storage: e.TRYON_STORAGE,
     allowPrivateImageHosts: e.TRYON_ALLOW_PRIVATE_IMAGE_HOSTS,
     publicBaseUrl: e.PUBLIC_BASE_URL,

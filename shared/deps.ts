@@ -14,6 +14,10 @@ export interface ServiceConfig {
   generationTimeoutMs: number
   /** A wedding-dress train counts as rendered at or above this score. */
   trainThreshold: number
+  /** Deadline for writing a result to storage, in milliseconds. */
+  storeTimeoutMs: number
+  /** Deadline for one database call, in milliseconds; past it the request fails and nothing is lost. */
+  databaseTimeoutMs: number
 }
 
 export const defaultServiceConfig: ServiceConfig = {
@@ -21,6 +25,8 @@ export const defaultServiceConfig: ServiceConfig = {
   maxBodyBytes: 30 * 1024 * 1024,
   generationTimeoutMs: 120_000,
   trainThreshold: 0.5,
+  storeTimeoutMs: 30_000,
+  databaseTimeoutMs: 10_000,
 }
 
 /** One structured log line; never pass image bytes or API keys. */

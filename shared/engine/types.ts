@@ -11,6 +11,8 @@ export interface InputImage extends DecodedImageInfo {
 export interface GeneratedImage {
   bytes: Uint8Array
   contentType: 'image/jpeg' | 'image/png' | 'image/webp'
+  /** The engine that produced it, when that is not simply the engine asked (a fallback chain). */
+  engine?: string
 }
 
 /** A wedding gown's train as the bridal pre-treatment prepared it: fabric spread on the floor past the feet. */

@@ -17,6 +17,7 @@ export const errorStatus = {
   internal_error: 500,
   generation_failed: 500,
   storage_failed: 500,
+  database_unavailable: 500,
   bridal_preprocessing_failed: 503,
 } as const
 
@@ -61,3 +62,7 @@ export const authenticationRequired = () =>
   new ApiError('authentication_required', AUTHENTICATION_REQUIRED)
 
 export const insufficientCredits = () => new ApiError('insufficient_credits', INSUFFICIENT_CREDITS)
+
+export function databaseUnavailable(): ApiError {
+  return new ApiError('database_unavailable', 'The service is temporarily unavailable. Credits held for this request are returned automatically; you may retry.')
+}

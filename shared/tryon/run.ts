@@ -1,13 +1,16 @@
 import { generateWithTrain, withBridalScenario, type BridalVerdict } from '../bridal/pipeline.ts'
+import type { BridalSteps } from '../bridal/ports.ts'
 import type { Deps } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, withScenario } from '../engine/outcome.ts'
 import type { GeneratedImage, InputImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
-import { ApiError } from '../http/errors.ts'
+import { DatabaseUnavailable } from '../billing/store.ts'
+import { ApiError, databaseUnavailable } from '../http/errors.ts'
 import type { TryOnInput } from '../http/request.ts'
 import { intakeImage } from '../images/intake.ts'
 import { resultPath } from '../storage/result-store.ts'
+import { raceDeadline } from './deadline.ts'
 
 export interface TryOnJob {
   tryOnId: string
@@ -40,8 +43,18 @@ interface Generation {
 export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess> {
   const engine = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
   const deadline = AbortSignal.timeout(deps.config.generationTimeoutMs)
+  const durationsMs: Record<string, number> = {}
+  const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      durationsMs[step] = Math.round(performance.now() - started)
+    }
+  }
+  const context = { tryOnId: job.tryOnId, requestId: job.requestId, productKind: job.input.productKind, keyMode: job.keyMode }
   try {
-    const [person, garment] = await intakeBoth(deps, job.input, deadline)
+    const [person, garment] = await timed('intake', () => intakeBoth(deps, job.input, deadline))
     const request: TryOnRequest = {
       person,
       garment,
@@ -50,20 +63,28 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       locale: job.input.locale,
       signal: deadline,
     }
-    const forcedEngine = withScenario(engine, job.input.scenario)
-    const generation = job.input.productKind === 'wedding-dress'
-      ? await generateWedding(deps, job, forcedEngine, request)
-      : await generateStandard(deps, job, forcedEngine, request)
+    const forcedEngine = bounded(withScenario(engine, job.input.scenario), deadline)
+    const generation = await timed('generate', () =>
+      job.input.productKind === 'wedding-dress' ? generateWedding(deps, job, forcedEngine, request) : generateStandard(deps, job, forcedEngine, request),
+    )
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
-    const resultUrl = await storeResult(deps, path, generation.image)
-    const settlement = await deps.billing.settle({
-      tryOnId: job.tryOnId,
-      outcome: generation.outcome,
-      shortId: deps.ids.shortId(),
-      resultPath: path,
-      engine: engine.name,
-      response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
+    const resultUrl = await timed('store', () => storeResult(deps, path, generation.image))
+    const producedBy = generation.image.engine ?? engine.name
+    const settlement = await timed('settle', () =>
+      deps.billing.settle({
+        tryOnId: job.tryOnId,
+        outcome: generation.outcome,
+        shortId: deps.ids.shortId(),
+        resultPath: path,
+        // A fallback chain records the engine that actually produced the image.
+        engine: producedBy,
+        response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
+      }),
+    )
+    deps.log({
+      level: 'info', msg: 'tryon', ...context, outcome: generation.outcome, creditsCharged: settlement.creditsCharged,
+      engine: producedBy, trainScore: generation.bridal?.trainScore, durationsMs,
     })
     return {
       success: true,
@@ -76,7 +97,8 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     }
   } catch (error) {
     const apiError = error instanceof ApiError ? error : unexpected(deps, job, error, deadline)
-    await refund(deps, job, apiError.code)
+    await timed('refund', () => refund(deps, job, apiError.code))
+    deps.log({ level: apiError.status >= 500 ? 'error' : 'warn', msg: 'tryon', ...context, outcome: apiError.code, creditsCharged: 0, durationsMs })
     throw apiError
   }
 }
@@ -102,15 +124,28 @@ async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, 
   return { image: generatedImageOf(outcome), outcome: 'generated' }
 }
 
+/** The engine, held to the request's deadline even if it ignores the abort signal. */
+function bounded(engine: TryOnEngine, deadline: AbortSignal): TryOnEngine {
+  return { name: engine.name, generate: (request) => raceDeadline(engine.generate(request), deadline, 'generation') }
+}
+
+function boundedSteps(steps: BridalSteps, deadline: AbortSignal): BridalSteps {
+  return {
+    pretreatment: { name: steps.pretreatment.name, prepare: (r) => raceDeadline(steps.pretreatment.prepare(r), deadline, 'train pre-treatment') },
+    scorer: { name: steps.scorer.name, score: (r) => raceDeadline(steps.scorer.score(r), deadline, 'train scoring') },
+  }
+}
+
 async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
-  const steps = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
+  const forced = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
+  const steps = request.signal ? boundedSteps(forced, request.signal) : forced
   const { image, bridal } = await generateWithTrain(engine, steps, request, { threshold: deps.config.trainThreshold, log: deps.log, tryOnId: job.tryOnId })
   return { image, outcome: bridal.reason, bridal }
 }
 
 async function storeResult(deps: Deps, path: string, image: GeneratedImage): Promise<string> {
   try {
-    return await deps.store.put(path, image.bytes, image.contentType)
+    return await raceDeadline(deps.store.put(path, image.bytes, image.contentType), AbortSignal.timeout(deps.config.storeTimeoutMs), 'storing the result')
   } catch (error) {
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
     throw new ApiError('storage_failed', 'The result could not be stored. No credits were charged; you may retry.')
@@ -118,6 +153,10 @@ async function storeResult(deps: Deps, path: string, image: GeneratedImage): Pro
 }
 
 function unexpected(deps: Deps, job: TryOnJob, error: unknown, deadline: AbortSignal): ApiError {
+  if (error instanceof DatabaseUnavailable) {
+    deps.log({ level: 'error', msg: 'database unavailable during a try-on', tryOnId: job.tryOnId, requestId: job.requestId, error: error.message })
+    return databaseUnavailable()
+  }
   if (deadline.aborted) {
     return new ApiError('generation_failed', 'Image generation took too long. No credits were charged; you may retry.')
   }

@@ -1,0 +1,164 @@
+import type { EngineOutcome, GarmentCategory, TryOnEngine, TryOnRequest } from '../types.ts'
+import { excerpt, ProviderError, requestJson, transientStatus, type JsonAnswer, type RetryPolicy } from './http.ts'
+import { dataUri, prepareInput, type InputPolicy } from './images.ts'
+import { asRecord } from './json.ts'
+import { outcomeOfError, rejected, failed } from './outcomes.ts'
+import { defaultOutputLimits, fetchOutput, type OutputLimits } from './output.ts'
+import type { ProviderRuntime } from './runtime.ts'
+
+export interface FashnConfig {
+  apiKey: string
+  /** https://api.fashn.ai unless a proxy or a test fake stands in. */
+  baseUrl: string
+  model?: string
+  mode?: 'performance' | 'balanced' | 'quality'
+}
+
+export interface FashnOptions {
+  /** Status polling: the first wait, its growth per poll and its ceiling. */
+  polling?: { firstMs: number; factor: number; maxMs: number }
+  retry?: RetryPolicy
+  output?: OutputLimits
+}
+
+/**
+ * FASHN's guidance for its 1K endpoints: at most 2000 px on the long edge, JPEG (or PNG), and no oversized
+ * base64 payloads (its troubleshooting page blames those for 500s); 4 MB keeps the JSON body near 11 MB at most.
+ */
+const FASHN_INPUT: InputPolicy = { formats: ['jpeg', 'png'], maxBytes: 4 * 1024 * 1024, maxLongSide: 2000 }
+const CATEGORY: Record<GarmentCategory, string> = { top: 'tops', outerwear: 'tops', bottom: 'bottoms', dress: 'one-pieces' }
+const RUNNING = new Set(['starting', 'in_queue', 'processing'])
+const NAME = 'fashn'
+
+/**
+ * FASHN Virtual Try-On (POST /v1/run, then GET /v1/status/{id} until the prediction settles). Images go as
+ * data URIs; the result URL FASHN returns is downloaded at once, since it expires after 72 hours.
+ */
+export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime, options: FashnOptions = {}): TryOnEngine {
+  const base = config.baseUrl.replace(/\/+$/, '')
+  const polling = options.polling ?? { firstMs: 500, factor: 1.5, maxMs: 3_000 }
+  const output = options.output ?? defaultOutputLimits
+  const headers = { authorization: `Bearer ${config.apiKey}` }
+  const call = (signal: AbortSignal | undefined) => ({
+    provider: NAME,
+    headers,
+    signal,
+    attemptTimeoutMs: 30_000,
+    maxResponseBytes: 256 * 1024,
+    retry: options.retry,
+    // 429 OutOfCredits will not pass by waiting; rate and concurrency limits will.
+    isTransient: (status: number, body: unknown) => transientStatus(status) && errorName(body) !== 'OutOfCredits',
+  })
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+    const { signal } = request
+    const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT)
+    const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT)
+    const submitted = await requestJson(runtime, {
+      ...call(signal),
+      url: `${base}/v1/run`,
+      method: 'POST',
+      body: {
+        model_name: config.model ?? 'tryon-v1.6',
+        inputs: {
+          model_image: dataUri(person),
+          garment_image: dataUri(garment),
+          category: request.category ? CATEGORY[request.category] : 'auto',
+          mode: config.mode ?? 'balanced',
+          output_format: 'jpeg',
+          return_base64: false,
+        },
+      },
+    })
+    const id = predictionId(submitted)
+    if (typeof id !== 'string') return id
+
+    let wait = polling.firstMs
+    for (;;) {
+      try {
+        await runtime.sleep(wait, signal)
+      } catch {
+        throw new ProviderError('deadline', `fashn: the deadline passed while prediction ${id} was running`)
+      }
+      wait = Math.min(polling.maxMs, wait * polling.factor)
+      const answer = await requestJson(runtime, { ...call(signal), url: `${base}/v1/status/${encodeURIComponent(id)}` })
+      if (answer.status !== 200) return failed(NAME, runtime, `status answered HTTP ${answer.status}`, { prediction: id, provider: excerpt(answer.body) })
+      const prediction = asRecord(answer.body)
+      const status = prediction.status
+      if (typeof status === 'string' && RUNNING.has(status)) continue
+      if (status === 'completed') {
+        const outputs = prediction.output
+        const image = await fetchOutput(runtime, Array.isArray(outputs) ? outputs[0] : undefined, { engine: NAME, allowHttp: base.startsWith('http:'), limits: output, signal })
+        return { kind: 'generated', image }
+      }
+      if (status === 'failed') return runtimeError(prediction.error, id)
+      return failed(NAME, runtime, `prediction ended as ${excerpt(status)}`, { prediction: id })
+    }
+  }
+
+  /** The prediction id of a submit answer, or the outcome when FASHN refused it. */
+  function predictionId(answer: JsonAnswer): string | EngineOutcome {
+    const body = asRecord(answer.body)
+    const ok = answer.status >= 200 && answer.status <= 299
+    if (ok && typeof body.id === 'string' && body.id !== '' && (body.error === null || body.error === undefined)) return body.id
+    // On submit `error` is a string (the error's name), with the details in `message`.
+    const name = typeof body.error === 'string' ? body.error : undefined
+    if (name) return classify(name, body.message, { status: answer.status })
+    return failed(NAME, runtime, `run answered HTTP ${answer.status} without a prediction id`, { provider: excerpt(answer.body) })
+  }
+
+  /** On status (and webhooks) `error` is an object: { name, message }. */
+  function runtimeError(error: unknown, id: string): EngineOutcome {
+    const record = asRecord(error)
+    const name = typeof record.name === 'string' ? record.name : typeof error === 'string' ? error : 'unknown'
+    return classify(name, record.message, { prediction: id })
+  }
+
+  function classify(name: string, message: unknown, context: Record<string, unknown>): EngineOutcome {
+    const detail = { ...context, providerError: name, providerMessage: excerpt(message) }
+    switch (name) {
+      case 'ContentModerationError':
+      case 'NSFWError':
+        return rejected(NAME, runtime, detail)
+      case 'PoseError':
+        return invalidInput(detail, 'The shopper photo (userPhoto) could not be used: no person pose was found in it')
+      case 'ImageLoadError':
+        return invalidInput(detail, `The generation engine could not load ${whichImage(message)}`)
+      case 'InputValidationError':
+        return invalidInput(detail, 'The generation engine did not accept these images as a person photo and a garment photo')
+      case 'PhotoTypeError':
+        return invalidInput(detail, 'The product image (productImage) could not be used: the garment photo type was not recognised')
+      default:
+        return failed(NAME, runtime, `provider error ${name}`, detail)
+    }
+  }
+
+  function invalidInput(detail: Record<string, unknown>, reason: string): EngineOutcome {
+    runtime.log({ level: 'warn', msg: 'provider refused the input images', engine: NAME, ...detail })
+    return { kind: 'invalid_input', reason }
+  }
+
+  return {
+    name: NAME,
+    async generate(request) {
+      try {
+        return await generate(request)
+      } catch (error) {
+        return outcomeOfError(NAME, error, runtime)
+      }
+    },
+  }
+}
+
+function errorName(body: unknown): string | undefined {
+  const error = asRecord(body).error
+  return typeof error === 'string' ? error : undefined
+}
+
+/** FASHN names the image in its message ("Error loading model image: …"); our message names the field. */
+function whichImage(message: unknown): string {
+  const text = typeof message === 'string' ? message.toLowerCase() : ''
+  if (text.includes('model image')) return 'the shopper photo (userPhoto)'
+  if (text.includes('garment image')) return 'the product image (productImage)'
+  return 'one of the images'
+}

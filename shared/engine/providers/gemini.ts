@@ -1,0 +1,76 @@
+import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfig } from './gemini-wire.ts'
+import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
+import { excerpt, type RetryPolicy } from './http.ts'
+import { prepareInput, type InputPolicy } from './images.ts'
+import { failed, outcomeOfError, rejected } from './outcomes.ts'
+import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
+import type { ProviderRuntime } from './runtime.ts'
+
+export interface GeminiEngineConfig extends GeminiConfig {
+  /** An image-output model, e.g. gemini-2.5-flash-image. */
+  model: string
+}
+
+export interface GeminiOptions {
+  retry?: RetryPolicy
+  output?: OutputLimits
+}
+
+/**
+ * A whole inline request must stay under 20 MB; base64 adds a third, so two images of 6.5 MB each fit with
+ * the prompt. JPEG, PNG and WebP are all accepted as they are.
+ */
+export const GEMINI_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], maxBytes: 6.5 * 1024 * 1024, maxLongSide: 4096 }
+const NAME = 'gemini'
+
+/** Gemini image generation (generateContent): the two images inline with a try-on instruction, the image back inline. */
+export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine {
+  const output = options.output ?? defaultOutputLimits
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+    const person = prepareInput(request.person, 'userPhoto', GEMINI_INPUT)
+    const garment = prepareInput(request.garment, 'productImage', GEMINI_INPUT)
+    const answer = await generateContent(runtime, config, {
+      provider: NAME,
+      model: config.model,
+      signal: request.signal,
+      attemptTimeoutMs: 90_000,
+      maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 256 * 1024,
+      retry: options.retry,
+      body: {
+        contents: [{ role: 'user', parts: [{ text: tryOnPrompt(request) }, inlineImagePart(person), inlineImagePart(garment)] }],
+        generationConfig: {
+          responseModalities: ['TEXT', 'IMAGE'],
+          imageConfig: { aspectRatio: nearestAspectRatio(request.person.width, request.person.height) },
+        },
+      },
+    })
+    if (answer.status !== 200) {
+      const error = apiError(answer)
+      return failed(NAME, runtime, `generateContent answered HTTP ${answer.status}`, { providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) })
+    }
+    const reply = readReply(answer.body)
+    switch (reply.kind) {
+      case 'image':
+        return { kind: 'generated', image: imageFromBase64(reply.data, NAME, output) }
+      case 'blocked':
+        return rejected(NAME, runtime, { blockedAt: reply.where, blockReason: reply.reason, providerMessage: excerpt(reply.message ?? '') })
+      case 'text':
+        return rejected(NAME, runtime, { blockedAt: 'text-only reply', providerMessage: excerpt(reply.text) })
+      case 'empty':
+        return failed(NAME, runtime, `no image and no reason (finishReason ${reply.finishReason ?? 'absent'})`)
+    }
+  }
+
+  return {
+    name: NAME,
+    async generate(request) {
+      try {
+        return await generate(request)
+      } catch (error) {
+        return outcomeOfError(NAME, error, runtime)
+      }
+    },
+  }
+}

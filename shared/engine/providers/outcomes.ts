@@ -1,0 +1,33 @@
+import type { EngineOutcome } from '../types.ts'
+import { ProviderError } from './http.ts'
+import { describeField, InputPreparationError } from './images.ts'
+import type { ProviderRuntime } from './runtime.ts'
+
+/**
+ * Anything an adapter's call chain threw, as an outcome billing can settle on: an image we could not prepare
+ * is the caller's (400), everything else is ours or the provider's (500). Provider wording goes to the log only.
+ */
+export function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): EngineOutcome {
+  if (error instanceof InputPreparationError) {
+    runtime.log({ level: 'warn', msg: 'input image could not be prepared for the provider', engine, field: error.field, error: error.message })
+    return { kind: 'invalid_input', reason: `${describeField(error.field)} could not be decoded` }
+  }
+  if (error instanceof ProviderError) {
+    runtime.log({ level: error.kind === 'deadline' ? 'warn' : 'error', msg: 'provider call failed', engine, failure: error.kind, error: error.message })
+    return { kind: 'failed', reason: `${engine}: ${error.kind}: ${error.message}` }
+  }
+  runtime.log({ level: 'error', msg: 'provider adapter failed unexpectedly', engine, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+  return { kind: 'failed', reason: `${engine}: unexpected error` }
+}
+
+/** The provider said no to the content: logged with its words, answered with ours (422). */
+export function rejected(engine: string, runtime: ProviderRuntime, detail: Record<string, unknown>): EngineOutcome {
+  runtime.log({ level: 'warn', msg: 'provider rejected the content', engine, ...detail })
+  return { kind: 'rejected', reason: `${engine} rejected the content` }
+}
+
+/** The provider could not generate: logged with its words (500, refunded; a chain tries the next engine). */
+export function failed(engine: string, runtime: ProviderRuntime, why: string, detail: Record<string, unknown> = {}): EngineOutcome {
+  runtime.log({ level: 'error', msg: 'provider failed', engine, why, ...detail })
+  return { kind: 'failed', reason: `${engine}: ${why}` }
+}

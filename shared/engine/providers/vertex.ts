@@ -1,0 +1,107 @@
+import { encodeBase64 } from '../../images/base64.ts'
+import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import type { AccessTokenSource } from './google-auth.ts'
+import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
+import { prepareInput, type InputPolicy } from './images.ts'
+import { asArray, asRecord } from './json.ts'
+import { failed, outcomeOfError, rejected } from './outcomes.ts'
+import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
+import type { ProviderRuntime } from './runtime.ts'
+
+export interface VertexConfig {
+  project: string
+  location: string
+  /** https://{location}-aiplatform.googleapis.com unless a proxy or a test fake stands in. */
+  baseUrl?: string
+  model?: string
+  tokens: AccessTokenSource
+}
+
+export interface VertexOptions {
+  retry?: RetryPolicy
+  output?: OutputLimits
+}
+
+/**
+ * Vertex documents JPEG and PNG only; the model page gives 10 MB per image and the newer one 7 MB for inline
+ * data, so the smaller limit is used. WebP and larger images are re-encoded as JPEG.
+ */
+const VERTEX_INPUT: InputPolicy = { formats: ['jpeg', 'png'], maxBytes: 7 * 1024 * 1024, maxLongSide: 4096 }
+/** An input refused by Responsible AI filtering comes back as a 400 whose message says so. */
+const RAI_MESSAGE = /responsible ai|safety|filtered|prohibited|sensitive|blocked/i
+const NAME = 'vertex'
+
+export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location' | 'baseUrl' | 'model'>): string {
+  const host = config.location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${config.location}-aiplatform.googleapis.com`
+  const base = (config.baseUrl ?? host).replace(/\/+$/, '')
+  const model = config.model ?? 'virtual-try-on-001'
+  return `${base}/v1/projects/${encodeURIComponent(config.project)}/locations/${encodeURIComponent(config.location)}/publishers/google/models/${encodeURIComponent(model)}:predict`
+}
+
+/** Vertex AI Virtual Try-On (`virtual-try-on-001`, `:predict`): both images inline as base64, one result back inline. */
+export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine {
+  const url = vertexEndpoint(config)
+  const output = options.output ?? defaultOutputLimits
+
+  async function predict(request: TryOnRequest, body: unknown): Promise<JsonAnswer> {
+    const call = async () =>
+      requestJson(runtime, {
+        provider: NAME,
+        url,
+        method: 'POST',
+        headers: { authorization: `Bearer ${await config.tokens.token(request.signal)}` },
+        body,
+        signal: request.signal,
+        attemptTimeoutMs: 90_000,
+        maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 64 * 1024,
+        retry: options.retry,
+      })
+    const answer = await call()
+    if (answer.status !== 401) return answer
+    // A cached token revoked or expired early: one fresh exchange, then the answer stands.
+    config.tokens.invalidate()
+    return call()
+  }
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+    const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT)
+    const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT)
+    const answer = await predict(request, {
+      instances: [
+        {
+          personImage: { image: { bytesBase64Encoded: encodeBase64(person.bytes) } },
+          productImages: [{ image: { bytesBase64Encoded: encodeBase64(garment.bytes) } }],
+        },
+      ],
+      parameters: { sampleCount: 1, outputOptions: { mimeType: 'image/jpeg', compressionQuality: 90 } },
+    })
+    if (answer.status !== 200) return errorAnswer(answer)
+
+    const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
+    const produced = predictions.find((p) => typeof p.bytesBase64Encoded === 'string' && p.bytesBase64Encoded !== '')
+    if (produced) return { kind: 'generated', image: imageFromBase64(produced.bytesBase64Encoded, NAME, output) }
+    const filtered = predictions.find((p) => typeof p.raiFilteredReason === 'string')
+    if (filtered) return rejected(NAME, runtime, { raiFilteredReason: excerpt(filtered.raiFilteredReason) })
+    // Imagen drops filtered images from `predictions` unless asked for reasons: none left means all were filtered.
+    if (predictions.length === 0) return rejected(NAME, runtime, { raiFilteredReason: 'no prediction returned (filtered)' })
+    return failed(NAME, runtime, 'predictions carried no image', { provider: excerpt(answer.body) })
+  }
+
+  function errorAnswer(answer: JsonAnswer): EngineOutcome {
+    const error = asRecord(asRecord(answer.body).error)
+    const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
+    if (answer.status === 400 && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) return rejected(NAME, runtime, detail)
+    return failed(NAME, runtime, `predict answered HTTP ${answer.status}`, detail)
+  }
+
+  return {
+    name: NAME,
+    async generate(request) {
+      try {
+        return await generate(request)
+      } catch (error) {
+        return outcomeOfError(NAME, error, runtime)
+      }
+    },
+  }
+}
