@@ -1,5 +1,7 @@
 import { serve } from '@hono/node-server'
+import { mkdir } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { join } from 'node:path'
 import type { Sql } from 'postgres'
 import { createApp } from '../shared/app.ts'
@@ -25,6 +27,8 @@ export interface DevStackOptions {
   log?: Logger
   /** Replace parts of the wiring (tests, benchmarks). */
   override?: (deps: Deps) => Deps
+  /** Serves the playground at `/` with this key (`npm start`: the demo key, known once the database is up). */
+  playgroundKey?: () => string | undefined
 }
 
 export interface DevStack {
@@ -36,7 +40,7 @@ export interface DevStack {
   stop(): Promise<void>
 }
 
-/** How often the dev stack refunds reservations abandoned for longer than the TTL. */
+/** How often the dev stack refunds reservations abandoned for longer than the TTL (env overrides, for tests). */
 const SWEEP_EVERY_MS = 60_000
 const RESERVATION_TTL_SECONDS = 600
 
@@ -47,6 +51,8 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
 
   let embedded: EmbeddedPostgres | undefined
   if (!options.databaseUrl) {
+    // PGlite creates its own folder but not the parents: a fresh clone has no .tryon/ yet.
+    await mkdir(options.dataDir, { recursive: true })
     embedded = await startEmbeddedPostgres({ dataDir: join(options.dataDir, 'pgdata'), host, port: options.dbPort ?? 54322 })
   }
   const databaseUrl = options.databaseUrl ?? embedded!.url
@@ -64,18 +70,26 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   })
   const deps = options.override ? options.override(built) : built
 
-  const gateway = createGateway({ functionApp: createApp(deps), storageRoot: root, bucket: settings.bucket })
+  const gateway = createGateway({ functionApp: createApp(deps), storageRoot: root, bucket: settings.bucket, playgroundKey: options.playgroundKey })
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: gateway.fetch, port: options.port ?? 54321, hostname: host }, () => resolve(s))
     s.once('error', reject)
+  })
+  // Bytes that are not HTTP (e.g. past a Content-Length that lied) get a JSON 400 too, not Node's bare one.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
+    const body = JSON.stringify({ success: false, error: 'Malformed HTTP request', errorCode: 'invalid_request' })
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   })
   const port = (server.address() as AddressInfo).port
   const url = `http://${host}:${port}`
   baseUrl ||= url
 
+  const sweepEveryMs = Number(options.env.TRYON_SWEEP_INTERVAL_MS || SWEEP_EVERY_MS)
+  const ttlSeconds = Number(options.env.TRYON_RESERVATION_TTL_SECONDS || RESERVATION_TTL_SECONDS)
   const sweeper = setInterval(() => {
-    deps.billing.sweep(RESERVATION_TTL_SECONDS).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
-  }, SWEEP_EVERY_MS)
+    deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
+  }, sweepEveryMs)
   sweeper.unref()
 
   return {

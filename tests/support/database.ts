@@ -2,6 +2,7 @@ import type { Sql } from 'postgres'
 import { connectDatabase } from '../../shared/billing/store.ts'
 import { startEmbeddedPostgres } from '../../devstack/embedded-postgres.ts'
 import { applyMigrations } from '../../devstack/migrations.ts'
+import { startTransactionPooler } from './pooler.ts'
 
 export type DatabaseKind = 'postgres' | 'pglite'
 
@@ -15,14 +16,18 @@ export interface TestDatabase {
 /** The real server CI starts; override with TEST_DATABASE_URL. */
 export const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
-/** Prepared statements off reproduces Supabase's transaction pooler (TEST_PREPARE=0). */
+/**
+ * TEST_POOLER=1 puts a real transaction pooler (PgBouncer) between the tests and the server, as Supabase's
+ * on port 6543, with prepared statements off; TEST_PREPARE=0 only turns them off.
+ */
+const viaPooler = process.env.TEST_POOLER === '1'
 const prepare = process.env.TEST_PREPARE !== '0'
 
 /** A freshly migrated database of its own for one test file. */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const embedded = await startEmbeddedPostgres({})
-    const sql = connectDatabase(embedded.url, { prepare, max: 4 })
+    const sql = connectDatabase(embedded.url, { prepare, max: 4, fetchTypes: true })
     await applyMigrations(sql)
     return {
       kind,
@@ -36,18 +41,24 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
 
   const name = `tryon_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = connectDatabase(serverUrl, { max: 1 })
+  const admin = connectDatabase(serverUrl, { max: 1, fetchTypes: true })
   await admin.unsafe(`create database ${name}`)
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const sql = connectDatabase(url.toString(), { prepare, max: 8 })
+  const serverPrepare = prepare && !viaPooler
+  // In the URL too, so a dev stack or runtime given this URL connects the same way.
+  if (!serverPrepare) url.searchParams.set('prepare', 'false')
+  const pooler = viaPooler ? await startTransactionPooler(serverUrl) : null
+  const clientUrl = pooler?.urlFor(name) ?? url.toString()
+  const sql = connectDatabase(clientUrl, { prepare: serverPrepare, max: 8, fetchTypes: true })
   await applyMigrations(sql)
   return {
     kind,
-    url: url.toString(),
+    url: clientUrl,
     sql,
     async close() {
       await sql.end()
+      await pooler?.stop()
       await admin.unsafe(`drop database if exists ${name} with (force)`)
       await admin.end()
     },
@@ -94,7 +105,8 @@ export async function createKey(
   const [row] = await sql`
     select api_key, key_id, account_id, credits::float8 as credits
       from tryon.create_api_key(${options.credits ?? 0}, ${options.mode ?? 'test'},
-                                ${options.origins ?? []}::text[], ${options.active ?? true}, null,
+                                array(select jsonb_array_elements_text(${JSON.stringify(options.origins ?? [])}::text::jsonb)),
+                                ${options.active ?? true}, null,
                                 ${options.accountId ?? null})`
   return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
 }

@@ -25,7 +25,13 @@ export interface TestStack {
  * or on its embedded PGlite. Loopback image hosts are allowed so tests can serve images.
  */
 export async function startTestStack(
-  options: { database?: DatabaseKind; env?: Env; override?: (deps: Deps) => Deps } = {},
+  options: {
+    database?: DatabaseKind
+    env?: Env
+    override?: (deps: Deps) => Deps
+    /** Rewrites the database URL the service uses (e.g. through a fault-injecting proxy); tests keep the direct one. */
+    serviceDatabaseUrl?: (url: string) => string
+  } = {},
 ): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-e2e-'))
   const db = options.database === 'pglite' ? null : await createTestDatabase('postgres')
@@ -35,7 +41,7 @@ export async function startTestStack(
     dataDir,
     port: 0,
     dbPort: 0,
-    databaseUrl: db?.url,
+    databaseUrl: db && options.serviceDatabaseUrl ? options.serviceDatabaseUrl(db.url) : db?.url,
     log: (entry) => logs.push(entry),
     override: options.override,
   })
@@ -44,12 +50,12 @@ export async function startTestStack(
     db,
     dataDir,
     logs,
-    createKey: (keyOptions) => createKey(stack.sql, keyOptions),
+    createKey: (keyOptions) => createKey(db?.sql ?? stack.sql, keyOptions),
     async balanceOf(key) {
-      const [row] = await stack.sql`select tryon.credit_balance(${key.keyId})::float8 as credits`
+      const [row] = await (db?.sql ?? stack.sql)`select tryon.credit_balance(${key.keyId})::float8 as credits`
       return row.credits
     },
-    ledger: (key) => ledgerCheck(stack.sql, key.accountId),
+    ledger: (key) => ledgerCheck(db?.sql ?? stack.sql, key.accountId),
     async close() {
       await stack.stop()
       await db?.close()
