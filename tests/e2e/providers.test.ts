@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { encodeBase64 } from '../../shared/images/base64.ts'
+import type { CreatedKey } from '../support/database.ts'
+import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
+import {
+  fashn,
+  FASHN_PREDICTION,
+  gemini,
+  geminiPath,
+  makeServiceAccount,
+  startFakeServer,
+  startFashnFake,
+  vertex,
+  vertexPredictPath,
+  verifyJwt,
+  type FakeServer,
+  type FashnFake,
+} from '../support/provider-fakes.ts'
+import { expectErrorBody, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
+
+/** What the providers "generate": a distinct JPEG, so the stored result can be traced back to the provider. */
+const providerResult = makeShopperPhoto({ width: 96, height: 160, format: 'jpeg', shirtColor: [200, 30, 30], seed: 7 }).bytes
+const userPhoto = encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes)
+const productImage = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [240, 200, 20], width: 160, height: 160, format: 'png' }).bytes)
+const standard = { userPhoto, productImage, clothingType: 'T-shirt' }
+const slate: [number, number, number] = [120, 128, 140]
+const ivory: [number, number, number] = [242, 236, 224]
+const wedding = {
+  userPhoto: encodeBase64(makeShopperPhoto({ width: 400, height: 600, background: slate, format: 'jpeg' }).bytes),
+  productImage: encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: ivory, width: 320, height: 320, transparentBackground: true }).bytes),
+  productType: 'wedding-dress',
+  locale: 'fr',
+}
+const statusPath = `/v1/status/${FASHN_PREDICTION}`
+const IMAGE_MODEL = 'gemini-2.5-flash-image'
+const JUDGE_MODEL = 'gemini-2.5-flash'
+
+interface TryOnRow {
+  status: string
+  outcome: string
+  credits_charged: number
+  engine: string | null
+}
+
+/** Status, body, stored result, balance, ledger and try-on row: the whole effect of one request. */
+function expectations(t: () => TestStack) {
+  return {
+    async latestTryOn(key: CreatedKey): Promise<TryOnRow> {
+      const [row] = await t().stack.sql<TryOnRow[]>`
+        select status, outcome, credits_charged, engine from tryon.tryons where account_id = ${key.accountId} order by created_at desc limit 1`
+      return row
+    },
+    async ledgerKinds(key: CreatedKey): Promise<string[]> {
+      const rows = await t().stack.sql<{ kind: string; reason: string }[]>`
+        select kind, reason from tryon.ledger where account_id = ${key.accountId} and tryon_id is not null order by id`
+      return rows.map((r) => `${r.kind}:${r.reason}`)
+    },
+    async expectStoredResult(res: ApiResponse) {
+      expect(res.body.resultUrl.startsWith(`${t().stack.url}/storage/v1/object/public/`)).toBe(true)
+      const image = await fetch(res.body.resultUrl)
+      expect(image.status).toBe(200)
+      expect(new Uint8Array(await image.arrayBuffer())).toEqual(providerResult)
+    },
+    async expectBalanced(key: CreatedKey, balance: number) {
+      expect(await t().ledger(key)).toEqual({ balance, reserved: 0, ledgerBalance: balance, ledgerReserved: 0, heldByTryOns: 0 })
+    },
+  }
+}
+
+describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
+  let t: TestStack
+  let fake: FashnFake
+  const x = expectations(() => t)
+  beforeAll(async () => {
+    fake = await startFashnFake(providerResult)
+    t = await startTestStack({ env: { TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'fa-live-key', FASHN_BASE_URL: fake.url } })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+  beforeEach(() => {
+    fake.reset()
+    fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+  })
+  const post = (key: CreatedKey, body: unknown = standard) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
+
+  it('queue → processing → completed: 200, the result stored in our bucket, 1 credit charged, engine fashn recorded', async () => {
+    fake.script('GET', statusPath, fashn.status('in_queue'), fashn.status('processing'), fashn.completed(fake.outputUrl))
+    const key = await t.createKey({ credits: 3, mode: 'live' })
+    const res = await post(key)
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, creditsRemaining: 2, creditsCharged: 1 })
+    expect(JSON.stringify(res.body)).not.toContain(fake.url)
+    await x.expectStoredResult(res)
+    expect(fake.requestsTo('/v1/run')[0].json.inputs).toMatchObject({ category: 'tops', model_image: expect.stringMatching(/^data:image\/jpeg;base64,/) })
+    expect(fake.requestsTo(statusPath)).toHaveLength(3)
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'fashn' })
+    expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'charge:generated'])
+    await x.expectBalanced(key, 2)
+  })
+
+  it('retries a 429 from FASHN and still delivers, charging once', async () => {
+    fake.script('POST', '/v1/run', fashn.submitError(429, 'RateLimitExceeded', 'Too many requests'), fashn.submitted())
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expect(res.status).toBe(200)
+    expect(fake.requestsTo('/v1/run')).toHaveLength(2)
+    await x.expectBalanced(key, 0)
+  })
+
+  it('ContentModerationError: 422 ai_content_rejected, refunded, FASHN’s words not shown', async () => {
+    fake.script('GET', statusPath, fashn.failed('ContentModerationError', 'NSFW content detected in model image'))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 422, 'ai_content_rejected')
+    expect(res.body.error).not.toContain('NSFW')
+    expect(await x.latestTryOn(key)).toMatchObject({ status: 'failed', outcome: 'ai_content_rejected', credits_charged: 0 })
+    expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:ai_content_rejected'])
+    await x.expectBalanced(key, 2)
+    expect(JSON.stringify(t.logs)).toContain('NSFW content detected in model image')
+  })
+
+  it('PoseError: 400 with our own clear message, refunded', async () => {
+    fake.script('GET', statusPath, fashn.failed('PoseError', 'pose estimation failed: 0 keypoints'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 400, 'unsupported_image', 'The shopper photo (userPhoto) could not be used: no person pose was found in it. No credits were charged.')
+    await x.expectBalanced(key, 1)
+  })
+
+  it('PipelineError: 500 generation_failed, refunded', async () => {
+    fake.script('GET', statusPath, fashn.failed('PipelineError', 'worker crashed'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 500, 'generation_failed')
+    expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
+    await x.expectBalanced(key, 1)
+  })
+
+  it('a malformed answer from FASHN: 500 generation_failed, refunded', async () => {
+    fake.script('POST', '/v1/run', { text: '<html>502 Bad Gateway</html>', contentType: 'text/html' })
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expectErrorBody(await post(key), 500, 'generation_failed')
+    await x.expectBalanced(key, 1)
+  })
+
+  it('a wedding dress goes to FASHN as a one-piece and is billed by the bridal rules', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key, wedding)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe('one-pieces')
+    expect(res.body.bridal).toMatchObject({ trainScore: expect.any(Number) })
+    expect(await x.latestTryOn(key)).toMatchObject({ status: 'succeeded', engine: 'fashn' })
+  })
+
+  it('a test key never calls FASHN: the local engine answers and is recorded', async () => {
+    const key = await t.createKey({ credits: 1, mode: 'test' })
+    const res = await post(key)
+    expect(res.status).toBe(200)
+    expect(fake.requests).toHaveLength(0)
+    expect(await x.latestTryOn(key)).toMatchObject({ status: 'succeeded', engine: 'local' })
+  })
+})
+
+describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', () => {
+  let t: TestStack
+  let fake: FakeServer
+  let account: Awaited<ReturnType<typeof makeServiceAccount>>
+  const x = expectations(() => t)
+  const predictPath = vertexPredictPath('test-project', 'europe-west4')
+  beforeAll(async () => {
+    fake = await startFakeServer((f) => {
+      f.script('POST', '/token', vertex.token('ya29.e2e'))
+      f.script('POST', predictPath, vertex.image(providerResult))
+    })
+    account = await makeServiceAccount(`${fake.url}/token`)
+    t = await startTestStack({
+      env: {
+        TRYON_ENGINE: 'vertex',
+        VERTEX_PROJECT: 'test-project',
+        VERTEX_LOCATION: 'europe-west4',
+        VERTEX_BASE_URL: fake.url,
+        VERTEX_SERVICE_ACCOUNT_JSON: account.json,
+      },
+    })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+  beforeEach(() => fake.reset())
+  const post = (key: CreatedKey) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
+
+  it('signs in with the service account, predicts, stores the result and charges 1 credit; the token is reused', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const first = await post(key)
+    const second = await post(key)
+    expect([first.status, second.status]).toEqual([200, 200])
+    await x.expectStoredResult(first)
+    expect(await verifyJwt(new URLSearchParams(fake.requestsTo('/token')[0].text).get('assertion')!, account.publicKey)).not.toBeNull()
+    expect(fake.requestsTo('/token')).toHaveLength(1)
+    expect(fake.requestsTo(predictPath).map((r) => r.headers.authorization)).toEqual(['Bearer ya29.e2e', 'Bearer ya29.e2e'])
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'vertex' })
+    await x.expectBalanced(key, 0)
+  })
+
+  it('raiFilteredReason: 422 ai_content_rejected, refunded', async () => {
+    fake.script('POST', predictPath, vertex.filtered('Your current safety filter threshold filtered out the generated image.'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expectErrorBody(await post(key), 422, 'ai_content_rejected')
+    expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:ai_content_rejected'])
+    await x.expectBalanced(key, 1)
+  })
+
+  it('429 then success: retried within the budget, charged once', async () => {
+    fake.script('POST', predictPath, vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model'), vertex.image(providerResult))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expect((await post(key)).status).toBe(200)
+    expect(fake.requestsTo(predictPath)).toHaveLength(2)
+    await x.expectBalanced(key, 0)
+  })
+
+  it('a 400 Vertex does not explain as a safety block: 500 generation_failed, refunded, not retried', async () => {
+    fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expectErrorBody(await post(key), 500, 'generation_failed')
+    expect(fake.requestsTo(predictPath)).toHaveLength(1)
+    await x.expectBalanced(key, 1)
+  })
+})
+
+describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemini, TRYON_TRAIN_SCORER=gemini)', () => {
+  let t: TestStack
+  let fake: FakeServer
+  const x = expectations(() => t)
+  beforeAll(async () => {
+    fake = await startFakeServer((f) => {
+      f.script('POST', geminiPath(IMAGE_MODEL), gemini.image(providerResult))
+      f.script('POST', geminiPath(JUDGE_MODEL), gemini.json({ trainScore: 0.82, reason: 'full train' }))
+    })
+    t = await startTestStack({ env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url } })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+  beforeEach(() => fake.reset())
+  const post = (key: CreatedKey, body: unknown = standard) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
+
+  it('standard: 200, result stored, 1 credit, engine gemini; the judge is not asked', async () => {
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    await x.expectStoredResult(res)
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(0)
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'gemini' })
+    await x.expectBalanced(key, 0)
+  })
+
+  it('wedding dress: the prompt asks for the train on the floor, the judge scores it, 2 credits charged', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key, wedding)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: 0.82, reason: 'train_rendered' } })
+    const prompt = fake.requestsTo(geminiPath(IMAGE_MODEL))[0].json.contents[0].parts[0].text
+    expect(prompt).toContain('full train spread out on the floor')
+    expect(prompt).toContain('write it in French')
+    const judged = fake.requestsTo(geminiPath(JUDGE_MODEL))[0].json.contents[0].parts
+    expect(judged[3].inline_data.data).toBe(encodeBase64(providerResult))
+    await x.expectBalanced(key, 0)
+  })
+
+  it('wedding dress with a malformed judge answer: trainScore null, delivered and charged (score unavailable)', async () => {
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.textOnly('Looks lovely!'))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key, wedding)
+    expect(res.status).toBe(200)
+    expect(res.body.bridal).toEqual({ applied: true, trainScore: null, reason: 'score_unavailable' })
+    await x.expectBalanced(key, 0)
+  })
+
+  it.each([
+    ['a blocked prompt', gemini.promptBlocked('PROHIBITED_CONTENT')],
+    ['finishReason IMAGE_SAFETY', gemini.finished('IMAGE_SAFETY', 'Unable to show the generated image.')],
+    ['a text-only reply', gemini.textOnly('I cannot help with that request.')],
+  ])('%s: 422 ai_content_rejected, refunded', async (_, reply) => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), reply)
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 422, 'ai_content_rejected')
+    expect(res.body.error).not.toMatch(/cannot help|Unable to show/)
+    await x.expectBalanced(key, 1)
+  })
+
+  it('a wedding-dress rejection refunds both credits', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.finished('PROHIBITED_CONTENT'))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    expectErrorBody(await post(key, wedding), 422, 'ai_content_rejected')
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(0)
+    await x.expectBalanced(key, 2)
+  })
+
+  it('a test key never calls Gemini, neither to generate nor to judge', async () => {
+    const key = await t.createKey({ credits: 4, mode: 'test' })
+    expect((await post(key)).status).toBe(200)
+    expect((await post(key, wedding)).status).toBe(200)
+    expect(fake.requests).toHaveLength(0)
+  })
+})
+
+describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s budget)', () => {
+  let t: TestStack
+  let fashnFake: FashnFake
+  let geminiFake: FakeServer
+  const x = expectations(() => t)
+  beforeAll(async () => {
+    fashnFake = await startFashnFake(providerResult)
+    geminiFake = await startFakeServer((f) => f.script('POST', geminiPath(IMAGE_MODEL), gemini.image(providerResult)))
+    t = await startTestStack({
+      env: {
+        TRYON_ENGINE: 'fashn,gemini',
+        TRYON_GENERATION_TIMEOUT_MS: '3000',
+        FASHN_API_KEY: 'fa-live-key',
+        FASHN_BASE_URL: fashnFake.url,
+        GEMINI_API_KEY: 'AIza-live',
+        GEMINI_BASE_URL: geminiFake.url,
+      },
+    })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fashnFake?.close()
+    await geminiFake?.close()
+  })
+  beforeEach(() => {
+    fashnFake.reset()
+    geminiFake.reset()
+    fashnFake.script('GET', statusPath, fashn.completed(fashnFake.outputUrl))
+  })
+  const post = (key: CreatedKey) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
+
+  it('FASHN succeeds: Gemini is never asked and the row says fashn', async () => {
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expect((await post(key)).status).toBe(200)
+    expect(geminiFake.requests).toHaveLength(0)
+    expect(await x.latestTryOn(key)).toMatchObject({ engine: 'fashn' })
+  })
+
+  it('FASHN fails: Gemini produces the image, the row records gemini, 1 credit charged', async () => {
+    fashnFake.script('GET', statusPath, fashn.failed('ThirdPartyError', 'upstream GPU pool exhausted'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    await x.expectStoredResult(res)
+    expect(geminiFake.requestsTo(geminiPath(IMAGE_MODEL))).toHaveLength(1)
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'gemini' })
+    await x.expectBalanced(key, 0)
+  })
+
+  it('FASHN hangs: after its share of the budget Gemini answers within the deadline', async () => {
+    fashnFake.script('POST', '/v1/run', { hang: true })
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(await x.latestTryOn(key)).toMatchObject({ engine: 'gemini' })
+  })
+
+  it('FASHN rejects the content: 422 and no fallback to Gemini', async () => {
+    fashnFake.script('GET', statusPath, fashn.failed('ContentModerationError', 'prohibited'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expectErrorBody(await post(key), 422, 'ai_content_rejected')
+    expect(geminiFake.requests).toHaveLength(0)
+    await x.expectBalanced(key, 1)
+  })
+
+  it('FASHN refuses the input: 400 and no fallback to Gemini', async () => {
+    fashnFake.script('GET', statusPath, fashn.failed('ImageLoadError', 'Error loading garment image'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    expectErrorBody(await post(key), 400, 'unsupported_image', /product image \(productImage\)/)
+    expect(geminiFake.requests).toHaveLength(0)
+  })
+
+  it('both providers too slow: 500 generation_failed at the deadline, refunded', async () => {
+    fashnFake.script('POST', '/v1/run', { hang: true })
+    geminiFake.script('POST', geminiPath(IMAGE_MODEL), { hang: true })
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 500, 'generation_failed')
+    expect(geminiFake.requests).toHaveLength(1)
+    expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
+    await x.expectBalanced(key, 1)
+  })
+})

@@ -1,0 +1,218 @@
+/**
+ * Local stand-ins for the generation providers, on 127.0.0.1, speaking each provider's documented wire format
+ * (../shared/reference/providers-wire-formats.md and the Vertex AI Virtual Try-On reference). Each route plays a
+ * script of replies in order (the last one repeats) and every request is recorded for assertions.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { decodeBase64, encodeBase64 } from '../../shared/images/base64.ts'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  text: string
+  /** The body parsed as JSON, or undefined. */
+  json: any
+}
+
+export type FakeReply =
+  | { status?: number; json?: unknown; text?: string; bytes?: Uint8Array; contentType?: string; headers?: Record<string, string> }
+  /** Never answers: holds the request until the client gives up. */
+  | { hang: true }
+
+type Handler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>
+
+export interface FakeServer {
+  url: string
+  requests: RecordedRequest[]
+  /** Requests to one path (exact, or matching a pattern). */
+  requestsTo(path: string | RegExp, method?: string): RecordedRequest[]
+  /** Replies for a route, played in order; the last one repeats. */
+  script(method: string, path: string | RegExp, ...replies: (FakeReply | Handler)[]): void
+  reset(): void
+  close(): Promise<void>
+}
+
+export async function startFakeServer(defaults: (fake: FakeServer) => void = () => {}): Promise<FakeServer> {
+  const routes: { method: string; path: string | RegExp; replies: (FakeReply | Handler)[] }[] = []
+  const requests: RecordedRequest[] = []
+  const matches = (pattern: string | RegExp, path: string) => (typeof pattern === 'string' ? pattern === path : pattern.test(path))
+
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const text = Buffer.concat(chunks).toString('utf8')
+    let json: unknown
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, text, json }
+    requests.push(recorded)
+    const route = routes.find((r) => r.method === recorded.method && matches(r.path, recorded.path))
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'NotFound', message: 'no such route' }))
+      return
+    }
+    const next = route.replies.length > 1 ? route.replies.shift()! : route.replies[0]
+    const reply = typeof next === 'function' ? await next(recorded) : next
+    if ('hang' in reply) {
+      // Held until the client aborts; the socket is then closed without an answer.
+      req.socket.once('close', () => res.destroy())
+      return
+    }
+    const headers: Record<string, string> = { ...reply.headers }
+    let body: string | Uint8Array = ''
+    if (reply.bytes) {
+      body = reply.bytes
+      headers['content-type'] = reply.contentType ?? 'application/octet-stream'
+    } else if (reply.text !== undefined) {
+      body = reply.text
+      headers['content-type'] = reply.contentType ?? 'application/json'
+    } else if (reply.json !== undefined) {
+      body = JSON.stringify(reply.json)
+      headers['content-type'] = 'application/json'
+    }
+    res.writeHead(reply.status ?? 200, headers).end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+
+  const fake: FakeServer = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    requestsTo: (path, method) => requests.filter((r) => matches(path, r.path.split('?')[0]) && (!method || r.method === method)),
+    script(method, path, ...replies) {
+      const existing = routes.findIndex((r) => r.method === method && String(r.path) === String(path))
+      if (existing >= 0) routes.splice(existing, 1)
+      routes.unshift({ method, path, replies })
+    },
+    reset() {
+      routes.length = 0
+      requests.length = 0
+      defaults(fake)
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+  defaults(fake)
+  return fake
+}
+
+// ---- FASHN: POST /v1/run, GET /v1/status/{id}; results on its CDN ----
+
+export const FASHN_PREDICTION = '123a87r9-4129-4bb3-be18-9c9fb5bd7fc1-u1'
+
+export interface FashnFake extends FakeServer {
+  /** The bytes its CDN serves as the result. */
+  output: Uint8Array
+  outputUrl: string
+}
+
+export async function startFashnFake(output: Uint8Array): Promise<FashnFake> {
+  const outputPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
+  const fake = (await startFakeServer((f) => {
+    f.script('POST', '/v1/run', fashn.submitted())
+    f.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.status('starting'), fashn.status('in_queue'), fashn.status('processing'), fashn.completed(`${f.url}${outputPath}`))
+    f.script('GET', outputPath, { bytes: output, contentType: 'image/jpeg' })
+  })) as FashnFake
+  fake.output = output
+  fake.outputUrl = `${fake.url}${outputPath}`
+  return fake
+}
+
+export const fashn = {
+  submitted: (id = FASHN_PREDICTION): FakeReply => ({ json: { id, error: null } }),
+  /** A refused submit: no id, `error` is a string naming the error. */
+  submitError: (status: number, name: string, message: string): FakeReply => ({ status, json: { error: name, message } }),
+  status: (status: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status, error: null } }),
+  completed: (output: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status: 'completed', output: [output], error: null } }),
+  /** A failed prediction: on status, `error` is an object. */
+  failed: (name: string, message: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status: 'failed', output: null, error: { name, message } } }),
+}
+
+// ---- Gemini: POST /v1beta/models/{model}:generateContent ----
+
+export const geminiPath = (model: string) => `/v1beta/models/${model}:generateContent`
+
+export const gemini = {
+  /** The documented success shape (camelCase), the image after a text part. */
+  image: (bytes: Uint8Array, options: { snakeCase?: boolean; thoughtImage?: Uint8Array; mimeType?: string } = {}): FakeReply => {
+    const inline = (data: Uint8Array) =>
+      options.snakeCase
+        ? { inline_data: { mime_type: options.mimeType ?? 'image/png', data: encodeBase64(data) } }
+        : { inlineData: { mimeType: options.mimeType ?? 'image/png', data: encodeBase64(data) } }
+    const parts: unknown[] = [{ text: 'Here is the try-on.' }]
+    if (options.thoughtImage) parts.push({ ...inline(options.thoughtImage), thought: true })
+    parts.push(inline(bytes))
+    const finish = options.snakeCase ? { finish_reason: 'STOP' } : { finishReason: 'STOP' }
+    return {
+      json: {
+        candidates: [{ content: { role: 'model', parts }, ...finish, index: 0 }],
+        usageMetadata: { promptTokenCount: 560, candidatesTokenCount: 1290, totalTokenCount: 1850 },
+        modelVersion: 'gemini-2.5-flash-image',
+      },
+    }
+  },
+  promptBlocked: (blockReason: string): FakeReply => ({
+    json: { promptFeedback: { blockReason }, usageMetadata: { promptTokenCount: 12559, totalTokenCount: 12559 }, modelVersion: 'gemini-2.5-flash-image' },
+  }),
+  finished: (finishReason: string, finishMessage?: string): FakeReply => ({
+    json: {
+      candidates: [{ content: { role: 'model' }, finishReason, ...(finishMessage && { finishMessage }), index: 0 }],
+      usageMetadata: { promptTokenCount: 560, candidatesTokenCount: 0, totalTokenCount: 560 },
+    },
+  }),
+  textOnly: (text: string): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }] } }),
+  /** A JSON-mode answer (the train judge): the JSON comes back as the text of the first part. */
+  json: (value: unknown): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(value) }] }, finishReason: 'STOP', index: 0 }] } }),
+  error: (code: number, status: string, message: string): FakeReply => ({ status: code, json: { error: { code, message, status } } }),
+}
+
+// ---- Vertex AI: OAuth token endpoint and :predict on virtual-try-on-001 ----
+
+export const vertexPredictPath = (project: string, location: string, model = 'virtual-try-on-001') =>
+  `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:predict`
+
+export const vertex = {
+  image: (bytes: Uint8Array): FakeReply => ({ json: { predictions: [{ mimeType: 'image/jpeg', bytesBase64Encoded: encodeBase64(bytes) }] } }),
+  filtered: (raiFilteredReason: string): FakeReply => ({ json: { predictions: [{ raiFilteredReason }] } }),
+  error: (code: number, status: string, message: string): FakeReply => ({ status: code, json: { error: { code, message, status } } }),
+  token: (accessToken: string, expiresIn = 3599): FakeReply => ({ json: { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer' } }),
+}
+
+/** A service-account key file with a fresh RSA key, and the public key to verify what is signed with it. */
+export async function makeServiceAccount(tokenUri: string): Promise<{ json: string; publicKey: CryptoKey; clientEmail: string }> {
+  const pair = (await crypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  )) as CryptoKeyPair
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey))
+  const pem = `-----BEGIN PRIVATE KEY-----\n${encodeBase64(pkcs8).replace(/(.{64})/g, '$1\n')}\n-----END PRIVATE KEY-----\n`
+  const clientEmail = 'tryon@test-project.iam.gserviceaccount.com'
+  const json = JSON.stringify({
+    type: 'service_account',
+    project_id: 'test-project',
+    private_key_id: 'key-1',
+    private_key: pem,
+    client_email: clientEmail,
+    token_uri: tokenUri,
+  })
+  return { json, publicKey: pair.publicKey, clientEmail }
+}
+
+/** Checks an RS256 JWT against a public key; returns its header and claims, or null when the signature is wrong. */
+export async function verifyJwt(jwt: string, publicKey: CryptoKey): Promise<{ header: any; claims: any } | null> {
+  const [header, claims, signature] = jwt.split('.')
+  const fromUrl = (part: string) => decodeBase64(part.replace(/-/g, '+').replace(/_/g, '/'))!
+  const valid = await crypto.subtle.verify('RSASSA-PKCS1-v1_5', publicKey, new Uint8Array(fromUrl(signature)), new TextEncoder().encode(`${header}.${claims}`))
+  if (!valid) return null
+  const decode = (part: string) => JSON.parse(new TextDecoder().decode(fromUrl(part)))
+  return { header: decode(header), claims: decode(claims) }
+}

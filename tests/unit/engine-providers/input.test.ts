@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { dataUri, InputPreparationError, prepareInput } from '../../../shared/engine/providers/images.ts'
+import { fetchOutput, generatedImage } from '../../../shared/engine/providers/output.ts'
+import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
+import { readImageHeader } from '../../../shared/images/sniff.ts'
+import { asInput, makeFlatImage, makeGarmentPhoto, makeNoiseImage } from '../../support/images.ts'
+import { providerResult, testRuntime } from './support.ts'
+
+describe('input preparation', () => {
+  const any = { formats: ['jpeg', 'png', 'webp'] as const, maxBytes: 10 * 1024 * 1024, maxLongSide: 4096 }
+
+  it('sends the caller’s bytes untouched when format, size and dimensions fit', () => {
+    const png = asInput(makeFlatImage({ width: 50, height: 40, color: [1, 2, 3], format: 'png' }))
+    const prepared = prepareInput(png, 'productImage', any)
+    expect(prepared).toEqual({ bytes: png.bytes, format: 'png', contentType: 'image/png', reencoded: false })
+    expect(dataUri(prepared)).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
+  })
+
+  it('shrinks and re-encodes until the bytes fit', () => {
+    const noise = asInput(makeNoiseImage({ width: 500, height: 500, format: 'jpeg' }))
+    expect(noise.bytes.byteLength).toBeGreaterThan(200_000)
+    const prepared = prepareInput(noise, 'userPhoto', { ...any, maxBytes: 80_000 })
+    expect(prepared.reencoded).toBe(true)
+    expect(prepared.bytes.byteLength).toBeLessThanOrEqual(80_000)
+    const header = readImageHeader(prepared.bytes)!
+    expect(header.format).toBe('jpeg')
+    expect(header.width).toBeLessThan(500)
+  })
+
+  it('flattens a transparent product shot on white, not black, when it must become JPEG', () => {
+    const cutout = asInput(makeGarmentPhoto({ kind: 'tshirt', color: [200, 20, 20], width: 80, height: 80, transparentBackground: true, format: 'png' }))
+    const prepared = prepareInput(cutout, 'productImage', { ...any, formats: ['jpeg'] })
+    const corner = decodeImage(prepared.bytes, 'jpeg').data.subarray(0, 3)
+    expect(Math.min(...corner)).toBeGreaterThan(240)
+  })
+
+  it('refuses an image that must be re-encoded but cannot be decoded, naming the field', () => {
+    const broken = { bytes: new Uint8Array([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 1, 2, 3]), format: 'webp' as const, width: 10, height: 10 }
+    expect(() => prepareInput(broken, 'userPhoto', { ...any, formats: ['jpeg'] })).toThrow(InputPreparationError)
+  })
+})
+
+describe('provider output', () => {
+  it('trusts the bytes, not the provider’s content type', () => {
+    expect(generatedImage(providerResult, 'x').contentType).toBe('image/jpeg')
+    expect(() => generatedImage(new TextEncoder().encode('<html>'), 'x')).toThrow(/not a JPEG, PNG or WebP/)
+  })
+
+  it('refuses plain-http output URLs unless the provider itself is reached over http', async () => {
+    const { runtime } = testRuntime()
+    const limits = { maxBytes: 1000, downloadTimeoutMs: 1000 }
+    await expect(fetchOutput(runtime, 'http://cdn.example/out.png', { engine: 'fashn', allowHttp: false, limits })).rejects.toMatchObject({ kind: 'refused' })
+    await expect(fetchOutput(runtime, 'ftp://cdn.example/out.png', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({ kind: 'refused' })
+    await expect(fetchOutput(runtime, 'not a url', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({ kind: 'malformed' })
+  })
+})

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { readSettings } from '../../../shared/config.ts'
+import { makeServiceAccount } from '../../support/provider-fakes.ts'
+
+describe('engine configuration', () => {
+  it('defaults to the local engine and the local train scorer, needing no credentials', () => {
+    expect(readSettings({}).providers).toEqual({ engines: ['local'], trainScorer: 'local' })
+  })
+
+  it('reads a fallback chain with each provider’s credentials, defaults and base URLs', () => {
+    const { providers } = readSettings({
+      TRYON_ENGINE: 'fashn, gemini',
+      FASHN_API_KEY: 'fa-key',
+      GEMINI_API_KEY: 'AIza-key',
+      GEMINI_BASE_URL: 'http://127.0.0.1:9999',
+    })
+    expect(providers).toEqual({
+      engines: ['fashn', 'gemini'],
+      trainScorer: 'local',
+      fashn: { apiKey: 'fa-key', baseUrl: 'https://api.fashn.ai' },
+      gemini: { apiKey: 'AIza-key', baseUrl: 'http://127.0.0.1:9999', model: 'gemini-2.5-flash-image', scorerModel: 'gemini-2.5-flash' },
+    })
+  })
+
+  it('reads Vertex with a service-account key file', async () => {
+    const account = await makeServiceAccount('https://oauth2.googleapis.com/token')
+    const { providers } = readSettings({ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json })
+    expect(providers.vertex).toMatchObject({ project: 'my-project', location: 'us-central1', model: 'virtual-try-on-001', serviceAccount: { client_email: account.clientEmail, token_uri: 'https://oauth2.googleapis.com/token' } })
+  })
+
+  it.each([
+    [{ TRYON_ENGINE: 'fashn' }, /TRYON_ENGINE=fashn needs FASHN_API_KEY/],
+    [{ TRYON_ENGINE: 'gemini' }, /TRYON_ENGINE=gemini needs GEMINI_API_KEY/],
+    [{ TRYON_ENGINE: 'vertex', VERTEX_ACCESS_TOKEN: 't' }, /TRYON_ENGINE=vertex needs VERTEX_PROJECT/],
+    [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project' }, /needs VERTEX_SERVICE_ACCOUNT_JSON .* or VERTEX_ACCESS_TOKEN/],
+    [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x"' }, /VERTEX_SERVICE_ACCOUNT_JSON is not valid JSON/],
+    [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x@y"}' }, /no PKCS#8 private_key/],
+    [{ TRYON_TRAIN_SCORER: 'gemini' }, /TRYON_TRAIN_SCORER=gemini needs GEMINI_API_KEY/],
+    [{ TRYON_ENGINE: 'replicate' }, /unknown engine "replicate"/],
+    [{ TRYON_ENGINE: 'fashn,fashn', FASHN_API_KEY: 'k' }, /fashn is listed twice/],
+    [{ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', FASHN_BASE_URL: 'ftp://x' }, /FASHN_BASE_URL/],
+  ])('fails at startup with a clear message for %j', (env, message) => {
+    expect(() => readSettings(env)).toThrow(message)
+  })
+})
