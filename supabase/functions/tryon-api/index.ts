@@ -7,11 +7,13 @@ import { resolveWithDeno } from '../../../shared/images/resolve-deno.ts'
 import { createResultStore } from './store.ts'
 
 const env = Deno.env.toObject()
-const settings = readSettings(env)
+// On Supabase results belong in Storage; TRYON_STORAGE=local keeps them on disk (self-hosting, tests).
+const settings = readSettings({ TRYON_STORAGE: 'supabase', ...env })
 const databaseUrl = env.DATABASE_URL ?? env.SUPABASE_DB_URL
 if (!databaseUrl) throw new Error('Set DATABASE_URL (or SUPABASE_DB_URL) to reach Postgres')
 
-// Module scope: one small pool per isolate, reused by every request it serves.
+// Module scope: one small pool per isolate, reused by every request it serves. Prepared statements are
+// off for the transaction pooler (port 6543) or `?prepare=false`, which cannot keep them between transactions.
 const sql = connectDatabase(databaseUrl)
 const store = await createResultStore(settings, env)
 const app = createApp(createDeps(settings, { sql, store, fetch, resolveHost: resolveWithDeno }))
