@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import { GATEWAY_NOT_FOUND } from '../shared/app.ts'
 import { RESULT_CACHE_CONTROL } from '../shared/storage/result-store.ts'
 import { readObject } from './local-store.ts'
+import { createWebRoutes } from './web.ts'
 
 interface FetchHandler {
   fetch(request: Request): Response | Promise<Response>
@@ -10,9 +11,16 @@ interface FetchHandler {
 /**
  * The dev stack's front door, shaped like Supabase's: /functions/v1/<name> reaches the
  * function with the prefix stripped, public objects are served from disk, and every other
- * path gets the edge proxy's 404 with its tracing header.
+ * path gets the edge proxy's 404 with its tracing header. It also serves the storefront widget, the
+ * OpenAPI document and its reference page, and, given the demo key, the playground at `/`.
  */
-export function createGateway(options: { functionApp: FetchHandler; storageRoot: string; bucket: string }): Hono {
+export function createGateway(options: {
+  functionApp: FetchHandler
+  storageRoot: string
+  bucket: string
+  /** The key the playground runs with; without it `/` is a 404 like every other unknown path. */
+  playgroundKey?: () => string | undefined
+}): Hono {
   const gateway = new Hono()
   gateway.use(async (c, next) => {
     await next()
@@ -52,6 +60,7 @@ export function createGateway(options: { functionApp: FetchHandler; storageRoot:
     })
   })
 
+  gateway.route('/', createWebRoutes({ playgroundKey: options.playgroundKey }))
   gateway.notFound((c) => c.json(GATEWAY_NOT_FOUND, 404))
   return gateway
 }

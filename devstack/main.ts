@@ -6,6 +6,7 @@ import { startDevStack } from './stack.ts'
 const env = process.env
 const dataDir = resolve(env.TRYON_DATA_DIR || '.tryon')
 
+let playgroundKey: string | undefined
 const stack = await startDevStack({
   env,
   dataDir,
@@ -13,13 +14,16 @@ const stack = await startDevStack({
   port: Number(env.PORT || 54321),
   dbPort: Number(env.DB_PORT || 54322),
   databaseUrl: env.DATABASE_URL || undefined,
+  playgroundKey: () => playgroundKey,
 })
 
 const key = await ensureDemoKey(stack.sql, dataDir)
+playgroundKey = key.apiKey
 const files = await writeDemoRequests(dataDir)
 const shown = (file: string) => (relative(process.cwd(), file).startsWith('..') ? file : relative(process.cwd(), file))
 const requests = { standard: shown(files.standard), wedding: shown(files.wedding) }
 console.log(demoBanner({ functionUrl: stack.functionUrl, key, requests, databaseUrl: stack.databaseUrl }))
+console.log(`Playground (widget + demo key): ${stack.url}/\nAPI reference: ${stack.url}/docs (OpenAPI: ${stack.url}/openapi.json)\n`)
 
 let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

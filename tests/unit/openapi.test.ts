@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises'
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import { z } from 'zod'
+import { OPENAPI_FILE, errorCodeDocs, openApiDocument, openApiText } from '../../scripts/openapi.ts'
+import { errorStatus, type ErrorBody } from '../../shared/http/errors.ts'
+import { scenarios, tryOnRequestSchema } from '../../shared/http/request.ts'
+import { errorBodySchema, tryOnSuccessSchema, type ErrorResponseBody, type TryOnSuccessBody } from '../../shared/http/schemas.ts'
+import type { TryOnSuccess } from '../../shared/tryon/run.ts'
+
+type Json = any
+
+const doc: Json = openApiDocument()
+const operation = doc.paths['/functions/v1/tryon-api'].post
+const examplesOf = (media: Json) => Object.values(media.examples as Record<string, { value: unknown }>).map((example) => example.value)
+
+function refsIn(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item) => refsIn(item, found))
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) key === '$ref' ? found.push(inner as string) : refsIn(inner, found)
+  }
+  return found
+}
+
+const withoutDescriptions = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (key, inner) => (key === 'description' ? undefined : inner)))
+
+describe('openapi.json', () => {
+  it('is the committed output of `npm run openapi`', async () => {
+    const committed = await readFile(OPENAPI_FILE, 'utf8')
+    expect(committed, 'openapi.json is stale: run `npm run openapi` and commit it').toBe(openApiText())
+  })
+
+  it('describes the request body with the very schema the handler validates with', () => {
+    const { $schema, ...fromHandler } = z.toJSONSchema(tryOnRequestSchema, { io: 'input' })
+    expect(withoutDescriptions(doc.components.schemas.TryOnRequest)).toEqual(withoutDescriptions(fromHandler))
+    for (const field of Object.keys(tryOnRequestSchema.shape)) {
+      expect(doc.components.schemas.TryOnRequest.properties[field].description, field).toMatch(/\w/)
+    }
+  })
+
+  it('documents every error code under its HTTP status, with when it happens and an example', () => {
+    const statuses = Object.keys(operation.responses).filter((status) => status !== '200')
+    expect(statuses.map(Number).sort()).toEqual([...new Set(Object.values(errorStatus))].sort())
+    for (const [code, status] of Object.entries(errorStatus)) {
+      const media = operation.responses[String(status)].content['application/json']
+      expect(media.schema.allOf[1].properties.errorCode.enum, code).toContain(code)
+      expect(errorCodeDocs[code]?.when, code).toMatch(/\w/)
+      expect(media.examples[code].value, code).toEqual({ success: false, error: errorCodeDocs[code].example, errorCode: code })
+    }
+    expect(doc.components.schemas.ErrorCode.enum).toEqual(Object.keys(errorStatus))
+  })
+
+  it('documents the headers: the key as a security scheme, the scenarios, Idempotency-Key and Origin', () => {
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+    const headers = Object.fromEntries(operation.parameters.map((p: Json) => [p.name, p]))
+    expect(Object.keys(headers)).toEqual(['X-Tryon-Scenario', 'Idempotency-Key', 'Origin'])
+    expect(headers['X-Tryon-Scenario'].schema.enum).toEqual(Object.keys(scenarios))
+    expect(headers['Idempotency-Key'].description).toMatch(/24 hours.*idempotency_key_reused.*idempotency_key_in_progress/s)
+    expect(operation.responses['200'].headers['Idempotent-Replayed']).toBeDefined()
+  })
+
+  it('has examples that the schemas accept, and every $ref resolves', () => {
+    for (const body of examplesOf(operation.requestBody.content['application/json'])) tryOnRequestSchema.parse(body)
+    const successes = examplesOf(operation.responses['200'].content['application/json'])
+    for (const body of successes) tryOnSuccessSchema.parse(body)
+    expect(successes.filter((body: Json) => body.bridal).map((body: Json) => body.bridal.reason).sort())
+      .toEqual(['score_unavailable', 'train_pretreatment_unavailable', 'train_rendered', 'train_score_low'])
+    for (const status of Object.keys(operation.responses).filter((s) => s !== '200')) {
+      for (const body of examplesOf(operation.responses[status].content['application/json'])) errorBodySchema.parse(body)
+    }
+    const refs = refsIn(doc)
+    expect(refs.length).toBeGreaterThan(5)
+    for (const ref of refs) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined()
+    expect(doc.openapi).toBe('3.1.0')
+  })
+
+  it('has response schemas of the same shape as the bodies the handler builds', () => {
+    expectTypeOf<TryOnSuccess>().toEqualTypeOf<TryOnSuccessBody>()
+    expectTypeOf<ErrorBody>().toEqualTypeOf<ErrorResponseBody>()
+  })
+})
