@@ -99,16 +99,25 @@ function cutOut(image: RgbaImage, mask: Mask, x0: number, y0: number, width: num
   const m = mask.data
   const mw = mask.width
   const mh = mask.height
+  // The horizontal sampling positions are the same on every row.
+  const columns0 = new Int32Array(width)
+  const columns1 = new Int32Array(width)
+  const weights = new Float64Array(width)
+  for (let x = 0; x < width; x++) {
+    const mx = Math.min(mw - 1, Math.max(0, (x0 + x + 0.5) / scaleX - 0.5))
+    columns0[x] = Math.floor(mx)
+    columns1[x] = Math.min(mw - 1, columns0[x] + 1)
+    weights[x] = mx - columns0[x]
+  }
   for (let y = 0; y < height; y++) {
     const my = Math.min(mh - 1, Math.max(0, (y0 + y + 0.5) / scaleY - 0.5))
     const my0 = Math.floor(my)
     const my1 = Math.min(mh - 1, my0 + 1)
     const fy = my - my0
     for (let x = 0; x < width; x++) {
-      const mx = Math.min(mw - 1, Math.max(0, (x0 + x + 0.5) / scaleX - 0.5))
-      const mx0 = Math.floor(mx)
-      const mx1 = Math.min(mw - 1, mx0 + 1)
-      const fx = mx - mx0
+      const mx0 = columns0[x]
+      const mx1 = columns1[x]
+      const fx = weights[x]
       const top = m[my0 * mw + mx0] * (1 - fx) + m[my0 * mw + mx1] * fx
       const bottom = m[my1 * mw + mx0] * (1 - fx) + m[my1 * mw + mx1] * fx
       const coverage = top * (1 - fy) + bottom * fy

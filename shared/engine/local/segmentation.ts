@@ -32,12 +32,22 @@ export function segmentForeground(image: RgbaImage): Segmentation {
   } else {
     const model = fitBackground(image)
     backgroundNoise = model.noise
+    const [kr, kg, kb] = model.coefficients
     for (let y = 0, i = 0; y < height; y++) {
+      // The surface along a row is a quadratic in u: a + b·u + c·u², with its terms fixed by the row.
+      const v = y / height - 0.5
+      const ar = kr[0] + kr[2] * v + kr[4] * v * v
+      const br = kr[1] + kr[5] * v
+      const ag = kg[0] + kg[2] * v + kg[4] * v * v
+      const bg = kg[1] + kg[5] * v
+      const ab = kb[0] + kb[2] * v + kb[4] * v * v
+      const bb = kb[1] + kb[5] * v
       for (let x = 0; x < width; x++, i++) {
+        const u = x / width - 0.5
         const p = i * 4
-        const dr = data[p] - model.at(0, x, y)
-        const dg = data[p + 1] - model.at(1, x, y)
-        const db = data[p + 2] - model.at(2, x, y)
+        const dr = data[p] - (ar + br * u + kr[3] * u * u)
+        const dg = data[p + 1] - (ag + bg * u + kg[3] * u * u)
+        const db = data[p + 2] - (ab + bb * u + kb[3] * u * u)
         distance[i] = Math.sqrt(dr * dr + dg * dg + db * db) * (data[p + 3] / 255)
       }
     }
@@ -75,7 +85,8 @@ function forEachBorderPixel(width: number, height: number, visit: (index: number
 }
 
 interface BackgroundModel {
-  at(channel: number, x: number, y: number): number
+  /** Per channel, the surface 1, u, v, u², v², u·v weights with u = x/width − ½ and v = y/height − ½. */
+  coefficients: number[][]
   noise: number
 }
 
@@ -111,16 +122,7 @@ function fitBackground(image: RgbaImage): BackgroundModel {
     const limit = Math.max(12, noise * 3)
     weights = residuals.map((r) => (r < limit ? 1 : 0))
   }
-  const grid = coefficients
-  return {
-    at: (c, x, y) => {
-      const u = x / width - 0.5
-      const v = y / height - 0.5
-      const k = grid[c]
-      return k[0] + k[1] * u + k[2] * v + k[3] * u * u + k[4] * v * v + k[5] * u * v
-    },
-    noise,
-  }
+  return { coefficients, noise }
 }
 
 function dot(a: number[], b: number[]): number {
@@ -168,19 +170,31 @@ function floodFromBorder(distance: Float32Array, width: number, height: number, 
       stack[top++] = i
     }
   })
+  const lastRow = width * (height - 1)
   while (top > 0) {
     const i = stack[--top]
     const x = i % width
-    const push = (j: number) => {
-      if (!background[j] && distance[j] < threshold) {
-        background[j] = 1
-        stack[top++] = j
-      }
+    // Each pixel is pushed once, when it is marked; neighbours inline (a closure per pixel is costly).
+    let j = i - 1
+    if (x > 0 && !background[j] && distance[j] < threshold) {
+      background[j] = 1
+      stack[top++] = j
     }
-    if (x > 0) push(i - 1)
-    if (x < width - 1) push(i + 1)
-    if (i >= width) push(i - width)
-    if (i < width * (height - 1)) push(i + width)
+    j = i + 1
+    if (x < width - 1 && !background[j] && distance[j] < threshold) {
+      background[j] = 1
+      stack[top++] = j
+    }
+    j = i - width
+    if (i >= width && !background[j] && distance[j] < threshold) {
+      background[j] = 1
+      stack[top++] = j
+    }
+    j = i + width
+    if (i < lastRow && !background[j] && distance[j] < threshold) {
+      background[j] = 1
+      stack[top++] = j
+    }
   }
   return background
 }

@@ -10,7 +10,8 @@ export interface JpegDecodeOptions {
 interface FrameComponent extends ScanComponent {
   id: number
   quantIndex: number
-  plane: Uint8Array
+  /** Samples at 1/scale resolution; a clamped array, so the inverse DCT's stores clamp for free. */
+  plane: Uint8ClampedArray
   planeWidth: number
 }
 
@@ -168,7 +169,7 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, minLongSi
       acTable: null,
       pred: 0,
       hasAc: true,
-      plane: new Uint8Array(planeWidth * blocksPerColumn * size),
+      plane: new Uint8ClampedArray(planeWidth * blocksPerColumn * size),
       planeWidth,
     }
   })
@@ -231,69 +232,79 @@ for (let i = 0; i < 256; i++) {
   CB_G[i] = Math.round(-0.344136 * 65536 * d) + 32768
 }
 
-function clamp(v: number): number {
-  return v < 0 ? 0 : v > 255 ? 255 : v
-}
-
 interface Sampler {
-  plane: Uint8Array
+  plane: Uint8ClampedArray
   columns: Int32Array
-  rowStart(y: number): number
+  h: number
+  v: number
+  planeWidth: number
 }
 
 function toRgba(frame: Frame, adobeTransform: number): RgbaImage {
   const width = Math.ceil(frame.width / frame.scale)
   const height = Math.ceil(frame.height / frame.scale)
   const data = new Uint8Array(width * height * 4)
+  // Stores through a clamped view clamp the colour conversion's results without a branch per channel.
+  const out = new Uint8ClampedArray(data.buffer)
   const samplers = frame.components.map((c): Sampler => {
     const columns = new Int32Array(width)
     for (let x = 0; x < width; x++) columns[x] = ((x * c.h) / frame.hMax) | 0
-    return { plane: c.plane, columns, rowStart: (y) => (((y * c.v) / frame.vMax) | 0) * c.planeWidth }
+    return { plane: c.plane, columns, h: c.h, v: c.v, planeWidth: c.planeWidth }
   })
+  const rowStart = (s: Sampler, y: number) => (((y * s.v) / frame.vMax) | 0) * s.planeWidth
   const ids = frame.components.map((c) => c.id)
-  if (samplers.length === 1) grayRows(samplers[0], data, width, height)
+  if (samplers.length === 1) grayRows(samplers[0], rowStart, out, width, height)
   else if (samplers.length === 3) {
     const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
-    if (rgb) rgbRows(samplers, data, width, height)
-    else ycbcrRows(samplers, data, width, height)
+    if (rgb) rgbRows(samplers, rowStart, out, width, height)
+    else if (isSubsampled420(frame)) ycbcr420Rows(samplers, out, width, height)
+    else ycbcrRows(samplers, rowStart, out, width, height)
   } else {
-    if (adobeTransform === 2) ycbcrRows(samplers, data, width, height)
-    else rgbRows(samplers, data, width, height)
-    applyInk(samplers[3], data, width, height, adobeTransform === 2)
+    if (adobeTransform === 2) ycbcrRows(samplers, rowStart, out, width, height)
+    else rgbRows(samplers, rowStart, out, width, height)
+    applyInk(samplers[3], rowStart, out, width, height, adobeTransform === 2)
   }
   return { width, height, data }
 }
 
-function grayRows(s: Sampler, data: Uint8Array, width: number, height: number): void {
+type RowStart = (s: Sampler, y: number) => number
+
+/** 2×2 luma samples per chroma sample, the layout of most camera and web JPEGs (and of ours). */
+function isSubsampled420(frame: Frame): boolean {
+  const [y, cb, cr] = frame.components
+  return y.h === 2 && y.v === 2 && cb.h === 1 && cb.v === 1 && cr.h === 1 && cr.v === 1
+}
+
+function grayRows(s: Sampler, rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
   const { plane, columns } = s
   for (let y = 0, o = 0; y < height; y++) {
-    const row = s.rowStart(y)
+    const row = rowStart(s, y)
     for (let x = 0; x < width; x++, o += 4) {
       const g = plane[row + columns[x]]
-      data[o] = g
-      data[o + 1] = g
-      data[o + 2] = g
-      data[o + 3] = 255
+      out[o] = g
+      out[o + 1] = g
+      out[o + 2] = g
+      out[o + 3] = 255
     }
   }
 }
 
-function rgbRows(s: Sampler[], data: Uint8Array, width: number, height: number): void {
+function rgbRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
   const [a, b, c] = s
   for (let y = 0, o = 0; y < height; y++) {
-    const ra = a.rowStart(y)
-    const rb = b.rowStart(y)
-    const rc = c.rowStart(y)
+    const ra = rowStart(a, y)
+    const rb = rowStart(b, y)
+    const rc = rowStart(c, y)
     for (let x = 0; x < width; x++, o += 4) {
-      data[o] = a.plane[ra + a.columns[x]]
-      data[o + 1] = b.plane[rb + b.columns[x]]
-      data[o + 2] = c.plane[rc + c.columns[x]]
-      data[o + 3] = 255
+      out[o] = a.plane[ra + a.columns[x]]
+      out[o + 1] = b.plane[rb + b.columns[x]]
+      out[o + 2] = c.plane[rc + c.columns[x]]
+      out[o + 3] = 255
     }
   }
 }
 
-function ycbcrRows(s: Sampler[], data: Uint8Array, width: number, height: number): void {
+function ycbcrRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
   const [ys, bs, rs] = s
   const yp = ys.plane
   const bp = bs.plane
@@ -302,30 +313,84 @@ function ycbcrRows(s: Sampler[], data: Uint8Array, width: number, height: number
   const bc = bs.columns
   const rc = rs.columns
   for (let y = 0, o = 0; y < height; y++) {
-    const ry = ys.rowStart(y)
-    const rb = bs.rowStart(y)
-    const rr = rs.rowStart(y)
+    const ry = rowStart(ys, y)
+    const rb = rowStart(bs, y)
+    const rr = rowStart(rs, y)
     for (let x = 0; x < width; x++, o += 4) {
       const l = yp[ry + yc[x]]
       const cb = bp[rb + bc[x]]
       const cr = rp[rr + rc[x]]
-      data[o] = clamp(l + CR_R[cr])
-      data[o + 1] = clamp(l + ((CB_G[cb] + CR_G[cr]) >> 16))
-      data[o + 2] = clamp(l + CB_B[cb])
-      data[o + 3] = 255
+      out[o] = l + CR_R[cr]
+      out[o + 1] = l + ((CB_G[cb] + CR_G[cr]) >> 16)
+      out[o + 2] = l + CB_B[cb]
+      out[o + 3] = 255
     }
   }
 }
 
+/** Clamps -384..639 to a byte with one lookup: CLAMP[v + 384]. */
+const CLAMP = Uint8Array.from({ length: 1024 }, (_, i) => Math.min(255, Math.max(0, i - 384)))
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1
+
+/**
+ * ycbcrRows for 4:2:0: each chroma sample's terms serve a 2×2 group, two rows at a time, written as whole
+ * RGBA words (byte order permitting).
+ */
+function ycbcr420Rows(samplers: Sampler[], out: Uint8ClampedArray, width: number, height: number): void {
+  const [ys, bs, rs] = samplers
+  if (!LITTLE_ENDIAN) {
+    ycbcrRows(samplers, (s, y) => (((y * s.v) / 2) | 0) * s.planeWidth, out, width, height)
+    return
+  }
+  const words = new Uint32Array(out.buffer, out.byteOffset, width * height)
+  const yp = ys.plane
+  const bp = bs.plane
+  const rp = rs.plane
+  const even = width & ~1
+  for (let y = 0; y < height; y += 2) {
+    const ry = y * ys.planeWidth
+    const ry1 = ry + ys.planeWidth
+    const rc = (y >> 1) * bs.planeWidth
+    const second = y + 1 < height
+    let o = y * width
+    let o1 = o + width
+    for (let x = 0; x < even; x += 2, o += 2, o1 += 2) {
+      const cb = bp[rc + (x >> 1)]
+      const cr = rp[rc + (x >> 1)]
+      const red = CR_R[cr] + 384
+      const green = ((CB_G[cb] + CR_G[cr]) >> 16) + 384
+      const blue = CB_B[cb] + 384
+      let l = yp[ry + x]
+      words[o] = CLAMP[l + red] | (CLAMP[l + green] << 8) | (CLAMP[l + blue] << 16) | 0xff000000
+      l = yp[ry + x + 1]
+      words[o + 1] = CLAMP[l + red] | (CLAMP[l + green] << 8) | (CLAMP[l + blue] << 16) | 0xff000000
+      if (!second) continue
+      l = yp[ry1 + x]
+      words[o1] = CLAMP[l + red] | (CLAMP[l + green] << 8) | (CLAMP[l + blue] << 16) | 0xff000000
+      l = yp[ry1 + x + 1]
+      words[o1 + 1] = CLAMP[l + red] | (CLAMP[l + green] << 8) | (CLAMP[l + blue] << 16) | 0xff000000
+    }
+    if (even === width) continue
+    // An odd width leaves one column: its pixels alone.
+    const cb = bp[rc + (even >> 1)]
+    const cr = rp[rc + (even >> 1)]
+    let l = yp[ry + even]
+    words[o] = CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
+    if (!second) continue
+    l = yp[ry1 + even]
+    words[o1] = CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
+  }
+}
+
 /** Adobe stores CMYK inverted, so each ink channel times K gives the RGB channel directly. */
-function applyInk(k: Sampler, data: Uint8Array, width: number, height: number, invert: boolean): void {
+function applyInk(k: Sampler, rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number, invert: boolean): void {
   for (let y = 0, o = 0; y < height; y++) {
-    const row = k.rowStart(y)
+    const row = rowStart(k, y)
     for (let x = 0; x < width; x++, o += 4) {
       const black = k.plane[row + k.columns[x]]
       for (let i = 0; i < 3; i++) {
-        const v = invert ? 255 - data[o + i] : data[o + i]
-        data[o + i] = ((v * black + 127) / 255) | 0
+        const v = invert ? 255 - out[o + i] : out[o + i]
+        out[o + i] = ((v * black + 127) / 255) | 0
       }
     }
   }

@@ -71,9 +71,10 @@ function scaledQuant(base: number[], quality: number): Uint8Array {
   return Uint8Array.from(base, (v) => Math.min(255, Math.max(1, Math.floor((v * factor + 50) / 100))))
 }
 
-function divisors(quant: Uint8Array): Float32Array {
-  const d = new Float32Array(64)
-  for (let i = 0; i < 64; i++) d[i] = 1 / (quant[i] * AAN_SCALE[i >> 3] * AAN_SCALE[i & 7] * 8)
+/** Per-coefficient multipliers folding the AAN output scaling and the quantizer (and, for chroma, the 2×2 mean). */
+function divisors(quant: Uint8Array, sampleCount = 1): Float64Array {
+  const d = new Float64Array(64)
+  for (let i = 0; i < 64; i++) d[i] = 1 / (quant[i] * AAN_SCALE[i >> 3] * AAN_SCALE[i & 7] * 8 * sampleCount)
   return d
 }
 
@@ -123,6 +124,33 @@ class ByteWriter {
   }
 }
 
+/** One block's coefficients: transformed, quantized and Huffman-coded; returns its DC for the next prediction. */
+function encodeBlock(out: ByteWriter, block: Float64Array, div: Float64Array, dc: HuffmanCodes, ac: HuffmanCodes, previousDc: number): number {
+  forwardDct(block)
+  const first = block[0] * div[0]
+  const dcValue = first > 0 ? (first + 0.5) | 0 : (first - 0.5) | 0
+  writeValue(out, dcValue - previousDc, dc, 0)
+  let run = 0
+  for (let k = 1; k < 64; k++) {
+    const z = ZIGZAG[k]
+    const scaled = block[z] * div[z]
+    // Most high-frequency terms quantize to 0; the rest round half away from zero.
+    if (scaled < 0.5 && scaled > -0.5) {
+      run++
+      continue
+    }
+    const v = scaled > 0 ? (scaled + 0.5) | 0 : (scaled - 0.5) | 0
+    while (run > 15) {
+      out.bits(ac.code[0xf0], ac.size[0xf0])
+      run -= 16
+    }
+    writeValue(out, v, ac, run << 4)
+    run = 0
+  }
+  if (run > 0) out.bits(ac.code[0], ac.size[0])
+  return dcValue
+}
+
 /** Baseline JPEG, 4:2:0, standard tables; alpha is ignored. Pure arithmetic, so identical input gives identical bytes. */
 export function encodeJpeg(image: RgbaImage, quality = 88): Uint8Array {
   const { width, height, data } = image
@@ -132,95 +160,68 @@ export function encodeJpeg(image: RgbaImage, quality = 88): Uint8Array {
   writeHeaders(out, width, height, lumaQuant, chromaQuant)
 
   const lumaDiv = divisors(lumaQuant)
-  const chromaDiv = divisors(chromaQuant)
-  const yBlocks = [new Float32Array(64), new Float32Array(64), new Float32Array(64), new Float32Array(64)]
-  const cb = new Float32Array(64)
-  const cr = new Float32Array(64)
-  const quantized = new Int32Array(64)
-  const pred = [0, 0, 0]
+  // Chroma blocks hold sums of 2×2 pixels; the mean's 1/4 is folded into the divisors.
+  const chromaDiv = divisors(chromaQuant, 4)
+  const luma = [new Float64Array(64), new Float64Array(64), new Float64Array(64), new Float64Array(64)]
+  const cb = new Float64Array(64)
+  const cr = new Float64Array(64)
+  let yDc = 0
+  let cbDc = 0
+  let crDc = 0
 
-  const encodeBlock = (block: Float32Array, div: Float32Array, dc: HuffmanCodes, ac: HuffmanCodes, channel: number): void => {
-    forwardDct(block)
-    for (let i = 0; i < 64; i++) {
-      const v = block[i] * div[i]
-      quantized[i] = v > 0 ? (v + 0.5) | 0 : (v - 0.5) | 0
-    }
-    const diff = quantized[0] - pred[channel]
-    pred[channel] = quantized[0]
-    writeValue(out, diff, dc, 0)
-    let run = 0
-    for (let k = 1; k < 64; k++) {
-      const v = quantized[ZIGZAG[k]]
-      if (v === 0) {
-        run++
-        continue
-      }
-      while (run > 15) {
-        out.bits(ac.code[0xf0], ac.size[0xf0])
-        run -= 16
-      }
-      writeValue(out, v, ac, run << 4)
-      run = 0
-    }
-    if (run > 0) out.bits(ac.code[0], ac.size[0])
-  }
+  // Whole MCUs: past the right and bottom edges the last column and row repeat.
+  const paddedWidth = Math.ceil(width / 16) * 16
+  const paddedHeight = Math.ceil(height / 16) * 16
+  const columnOffset = new Int32Array(paddedWidth)
+  for (let x = 0; x < paddedWidth; x++) columnOffset[x] = Math.min(x, width - 1) * 4
+  const rowOffset = new Int32Array(paddedHeight)
+  for (let y = 0; y < paddedHeight; y++) rowOffset[y] = Math.min(y, height - 1) * width * 4
 
-  const { luma, cbPlane, crPlane, paddedWidth, paddedHeight } = toYcbcrPlanes(image)
-  const chromaWidth = paddedWidth >> 1
   for (let my = 0; my < paddedHeight; my += 16) {
     for (let mx = 0; mx < paddedWidth; mx += 16) {
       out.reserve(8192)
-      for (let b = 0; b < 4; b++) {
-        const block = yBlocks[b]
-        const origin = (my + ((b >> 1) << 3)) * paddedWidth + mx + ((b & 1) << 3)
-        for (let y = 0; y < 8; y++) {
-          const row = origin + y * paddedWidth
-          for (let x = 0; x < 8; x++) block[(y << 3) | x] = luma[row + x]
+      // One 2×2 group per chroma sample: four luma samples, and the group's colour sums for Cb and Cr.
+      for (let cy = 0; cy < 8; cy++) {
+        const top = rowOffset[my + 2 * cy]
+        const bottom = rowOffset[my + 2 * cy + 1]
+        const block = luma[(cy >> 2) << 1]
+        const right = luma[((cy >> 2) << 1) + 1]
+        const lumaRow = ((2 * cy) & 7) << 3
+        for (let cx = 0; cx < 8; cx++) {
+          const left = columnOffset[mx + 2 * cx]
+          const next = columnOffset[mx + 2 * cx + 1]
+          const target = cx < 4 ? block : right
+          const at = lumaRow + ((2 * cx) & 7)
+          let p = top + left
+          let r = data[p], g = data[p + 1], b = data[p + 2]
+          target[at] = 0.299 * r + 0.587 * g + 0.114 * b - 128
+          let sr = r, sg = g, sb = b
+          p = top + next
+          r = data[p], g = data[p + 1], b = data[p + 2]
+          target[at + 1] = 0.299 * r + 0.587 * g + 0.114 * b - 128
+          sr += r, sg += g, sb += b
+          p = bottom + left
+          r = data[p], g = data[p + 1], b = data[p + 2]
+          target[at + 8] = 0.299 * r + 0.587 * g + 0.114 * b - 128
+          sr += r, sg += g, sb += b
+          p = bottom + next
+          r = data[p], g = data[p + 1], b = data[p + 2]
+          target[at + 9] = 0.299 * r + 0.587 * g + 0.114 * b - 128
+          sr += r, sg += g, sb += b
+          const c = (cy << 3) | cx
+          cb[c] = -0.168736 * sr - 0.331264 * sg + 0.5 * sb
+          cr[c] = 0.5 * sr - 0.418688 * sg - 0.081312 * sb
         }
-        encodeBlock(block, lumaDiv, DC_LUMA, AC_LUMA, 0)
       }
-      const chromaOrigin = (my >> 1) * chromaWidth + (mx >> 1)
-      for (let y = 0; y < 8; y++) {
-        const row = chromaOrigin + y * chromaWidth
-        for (let x = 0; x < 8; x++) {
-          cb[(y << 3) | x] = cbPlane[row + x]
-          cr[(y << 3) | x] = crPlane[row + x]
-        }
-      }
-      encodeBlock(cb, chromaDiv, DC_CHROMA, AC_CHROMA, 1)
-      encodeBlock(cr, chromaDiv, DC_CHROMA, AC_CHROMA, 2)
+      for (let b = 0; b < 4; b++) yDc = encodeBlock(out, luma[b], lumaDiv, DC_LUMA, AC_LUMA, yDc)
+      cbDc = encodeBlock(out, cb, chromaDiv, DC_CHROMA, AC_CHROMA, cbDc)
+      crDc = encodeBlock(out, cr, chromaDiv, DC_CHROMA, AC_CHROMA, crDc)
     }
   }
   out.flushBits()
   out.reserve(2)
   out.u16(0xffd9)
   return out.bytes.slice(0, out.length)
-}
-
-/** Level-shifted Y and 2×2-averaged Cb/Cr planes, padded to whole MCUs by repeating the last row and column. */
-function toYcbcrPlanes({ width, height, data }: RgbaImage) {
-  const paddedWidth = Math.ceil(width / 16) * 16
-  const paddedHeight = Math.ceil(height / 16) * 16
-  const luma = new Float32Array(paddedWidth * paddedHeight)
-  const cbPlane = new Float32Array((paddedWidth * paddedHeight) >> 2)
-  const crPlane = new Float32Array((paddedWidth * paddedHeight) >> 2)
-  const chromaWidth = paddedWidth >> 1
-  for (let y = 0; y < paddedHeight; y++) {
-    const source = Math.min(y, height - 1) * width * 4
-    const row = y * paddedWidth
-    const chromaRow = (y >> 1) * chromaWidth
-    for (let x = 0; x < paddedWidth; x++) {
-      const p = source + (x < width ? x : width - 1) * 4
-      const r = data[p]
-      const g = data[p + 1]
-      const b = data[p + 2]
-      luma[row + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128
-      const c = chromaRow + (x >> 1)
-      cbPlane[c] += 0.25 * (-0.168736 * r - 0.331264 * g + 0.5 * b)
-      crPlane[c] += 0.25 * (0.5 * r - 0.418688 * g - 0.081312 * b)
-    }
-  }
-  return { luma, cbPlane, crPlane, paddedWidth, paddedHeight }
 }
 
 function writeValue(out: ByteWriter, value: number, table: HuffmanCodes, runBits: number): void {
@@ -256,43 +257,48 @@ function writeHeaders(out: ByteWriter, width: number, height: number, lumaQuant:
   out.array([0xff, 0xda, 0, 12, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0])
 }
 
-/** Floating-point AAN forward DCT (IJG jfdctflt), in place on a row-major 8×8 block. */
-function forwardDct(d: Float32Array): void {
-  for (let pass = 0; pass < 2; pass++) {
-    const step = pass === 0 ? 1 : 8
-    const stride = pass === 0 ? 8 : 1
-    for (let i = 0; i < 8; i++) {
-      const o = i * stride
-      const t0 = d[o] + d[o + 7 * step]
-      const t7 = d[o] - d[o + 7 * step]
-      const t1 = d[o + step] + d[o + 6 * step]
-      const t6 = d[o + step] - d[o + 6 * step]
-      const t2 = d[o + 2 * step] + d[o + 5 * step]
-      const t5 = d[o + 2 * step] - d[o + 5 * step]
-      const t3 = d[o + 3 * step] + d[o + 4 * step]
-      const t4 = d[o + 3 * step] - d[o + 4 * step]
-      let t10 = t0 + t3
-      const t13 = t0 - t3
-      let t11 = t1 + t2
-      let t12 = t1 - t2
-      d[o] = t10 + t11
-      d[o + 4 * step] = t10 - t11
-      const z1 = (t12 + t13) * 0.707106781
-      d[o + 2 * step] = t13 + z1
-      d[o + 6 * step] = t13 - z1
-      t10 = t4 + t5
-      t11 = t5 + t6
-      t12 = t6 + t7
-      const z5 = (t10 - t12) * 0.382683433
-      const z2 = 0.5411961 * t10 + z5
-      const z4 = 1.306562965 * t12 + z5
-      const z3 = t11 * 0.707106781
-      const z11 = t7 + z3
-      const z13 = t7 - z3
-      d[o + 5 * step] = z13 + z2
-      d[o + 3 * step] = z13 - z2
-      d[o + step] = z11 + z4
-      d[o + 7 * step] = z11 - z4
-    }
-  }
+/** Floating-point AAN forward DCT (IJG jfdctflt), in place on a row-major 8×8 block: rows, then columns. */
+function forwardDct(d: Float64Array): void {
+  for (let o = 0; o < 64; o += 8) dct8(d, o, 1)
+  for (let o = 0; o < 8; o++) dct8(d, o, 8)
+}
+
+function dct8(d: Float64Array, o: number, step: number): void {
+  const i1 = o + step
+  const i2 = o + 2 * step
+  const i3 = o + 3 * step
+  const i4 = o + 4 * step
+  const i5 = o + 5 * step
+  const i6 = o + 6 * step
+  const i7 = o + 7 * step
+  const t0 = d[o] + d[i7]
+  const t7 = d[o] - d[i7]
+  const t1 = d[i1] + d[i6]
+  const t6 = d[i1] - d[i6]
+  const t2 = d[i2] + d[i5]
+  const t5 = d[i2] - d[i5]
+  const t3 = d[i3] + d[i4]
+  const t4 = d[i3] - d[i4]
+  let t10 = t0 + t3
+  const t13 = t0 - t3
+  let t11 = t1 + t2
+  let t12 = t1 - t2
+  d[o] = t10 + t11
+  d[i4] = t10 - t11
+  const z1 = (t12 + t13) * 0.707106781
+  d[i2] = t13 + z1
+  d[i6] = t13 - z1
+  t10 = t4 + t5
+  t11 = t5 + t6
+  t12 = t6 + t7
+  const z5 = (t10 - t12) * 0.382683433
+  const z2 = 0.5411961 * t10 + z5
+  const z4 = 1.306562965 * t12 + z5
+  const z3 = t11 * 0.707106781
+  const z11 = t7 + z3
+  const z13 = t7 - z3
+  d[i5] = z13 + z2
+  d[i3] = z13 - z2
+  d[i1] = z11 + z4
+  d[i7] = z11 - z4
 }

@@ -12,6 +12,11 @@ const LOOKUP_BITS = 9
 export interface HuffmanTable {
   /** (length << 8) | symbol for codes up to LOOKUP_BITS long, 0 for longer codes. */
   lookup: Uint16Array
+  /**
+   * For an AC table: (value << 8) | (run << 4) | bits, where code and value bits together fit in LOOKUP_BITS,
+   * so one lookup decodes a whole coefficient; 0 otherwise (stb_image's fast AC).
+   */
+  fastAc: Int32Array
   maxCode: Int32Array
   valueOffset: Int32Array
   values: Uint8Array
@@ -38,7 +43,23 @@ export function buildHuffmanTable(counts: Uint8Array, values: Uint8Array): Huffm
     code <<= 1
   }
   maxCode[17] = 0x7fffffff
-  return { lookup, maxCode, valueOffset, values }
+  return { lookup, fastAc: fastAcTable(lookup), maxCode, valueOffset, values }
+}
+
+function fastAcTable(lookup: Uint16Array): Int32Array {
+  const fast = new Int32Array(1 << LOOKUP_BITS)
+  for (let i = 0; i < fast.length; i++) {
+    const entry = lookup[i]
+    if (entry === 0) continue
+    const length = entry >> 8
+    const run = (entry >> 4) & 15
+    const size = entry & 15
+    if (size === 0 || length + size > LOOKUP_BITS) continue
+    const bits = (i >> (LOOKUP_BITS - length - size)) & ((1 << size) - 1)
+    const value = bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits
+    fast[i] = (value << 8) | (run << 4) | (length + size)
+  }
+  return fast
 }
 
 /** Reads the entropy-coded segment bit by bit, unstuffing 0xFF00 and stopping at markers. */
@@ -94,6 +115,16 @@ export class BitReader {
     if (n === 0) return 0
     const value = this.bits(n)
     return value < 1 << (n - 1) ? value - (1 << n) + 1 : value
+  }
+
+  /** The fast-AC entry for the next bits (nothing consumed); 0 when the slow path must decode. */
+  peekFastAc(table: HuffmanTable): number {
+    if (this.count < 16) this.fill()
+    return table.fastAc[(this.buffer >>> (this.count - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1)]
+  }
+
+  skip(n: number): void {
+    this.count -= n
   }
 
   decode(table: HuffmanTable): number {
@@ -176,6 +207,16 @@ export function decodeScan(data: Uint8Array, start: number, scan: ScanParams): n
       const ac = c.acTable!
       c.hasAc = false
       for (let k = 1; k < 64; ) {
+        const fast = reader.peekFastAc(ac)
+        if (fast !== 0) {
+          reader.skip(fast & 15)
+          k += (fast >> 4) & 15
+          if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
+          coefs[off + ZIGZAG[k]] = fast >> 8
+          c.hasAc = true
+          k++
+          continue
+        }
         const rs = reader.decode(ac)
         const s = rs & 15
         const r = rs >> 4
