@@ -70,10 +70,32 @@ function decodeCompact(text: string): Uint8Array | null {
 }
 
 /**
+ * The common case in one pass over the data: no whitespace, padding (if any) only at the end. Null when
+ * that does not hold or the text is not valid; the caller then takes the general path, which decides.
+ */
+function decodeUnwrapped(text: string): Uint8Array | null {
+  if (BEYOND_LATIN1.test(text)) return null
+  const pads = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0
+  if (pads > 0 && text.length % 4 !== 0) return null
+  const dataLength = text.length - pads
+  if (dataLength % 4 === 1) return null
+  const decoded = Buffer.from(text, 'base64')
+  // Whitespace, misplaced padding and foreign characters are all skipped (or end the decoding), so any of
+  // them leaves the output shorter than the length implies: no separate scan for them is needed.
+  if (decoded.length !== Math.floor((dataLength * 3) / 4) || alphabetOf(text) === null) return null
+  return toPlainUint8Array(decoded)
+}
+
+/**
  * Decodes standard or URL-safe base64 (one alphabet per payload, padding optional,
  * ASCII whitespace ignored). Returns null for anything else.
  */
 export function decodeBase64(text: string): Uint8Array | null {
+  // Line-wrapped text (MIME, PEM) shows it within its first line: it goes straight to the general path.
+  if (!nativeFromBase64 && !hasWhitespace(text.slice(0, 1024))) {
+    const decoded = decodeUnwrapped(text)
+    if (decoded) return decoded
+  }
   return decodeCompact(hasWhitespace(text) ? text.replace(WHITESPACE, '') : text)
 }
 
