@@ -4,11 +4,17 @@ import { publicObjectUrl, type ResultStore } from '../shared/storage/result-stor
 
 /** Results on local disk, under `<root>/<bucket>/<path>`, served by the dev stack's gateway. */
 export function createLocalStore(options: { root: string; bucket: string; baseUrl: () => string }): ResultStore {
+  // Results go to one folder per month: create each once, not on every write (mkdir contends under load).
+  const made = new Set<string>()
   return {
     async put(path, bytes) {
       const file = objectFile(options.root, options.bucket, path)
       if (!file) throw new Error(`invalid object path ${path}`)
-      await mkdir(dirname(file), { recursive: true })
+      const dir = dirname(file)
+      if (!made.has(dir)) {
+        await mkdir(dir, { recursive: true })
+        made.add(dir)
+      }
       // wx: a result is written once and never replaced (ids are unique).
       await writeFile(file, bytes, { flag: 'wx' })
       return publicObjectUrl(options.baseUrl(), options.bucket, path)

@@ -42,7 +42,10 @@ interface Generation {
  */
 export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess> {
   const engine = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
-  const deadline = AbortSignal.timeout(deps.config.generationTimeoutMs)
+  // A timer cleared when the request ends, rather than AbortSignal.timeout's, which lives on for the full limit.
+  const limit = new AbortController()
+  const timer = setTimeout(() => limit.abort(new DOMException('the try-on deadline passed', 'TimeoutError')), deps.config.generationTimeoutMs)
+  const deadline = limit.signal
   const durationsMs: Record<string, number> = {}
   const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
     const started = performance.now()
@@ -100,6 +103,8 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     await timed('refund', () => refund(deps, job, apiError.code))
     deps.log({ level: apiError.status >= 500 ? 'error' : 'warn', msg: 'tryon', ...context, outcome: apiError.code, creditsCharged: 0, durationsMs })
     throw apiError
+  } finally {
+    clearTimeout(timer)
   }
 }
 
