@@ -1,4 +1,6 @@
 import { isIpLiteral, isLocalHostname, isPublicAddress } from './address.ts'
+import { untilAborted } from '../abort.ts'
+import { readCapped } from '../http/read-capped.ts'
 
 export type ImageFetcher = (url: URL, options: { maxBytes: number; signal?: AbortSignal }) => Promise<Uint8Array>
 
@@ -100,7 +102,7 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           status: response.status,
         })
       }
-      return readCapped(response, maxBytes, signal)
+      return readCapped(response, maxBytes, signal, () => new ImageFetchError('too_large', `the image is larger than ${maxBytes} bytes`))
     }
   }
 
@@ -141,61 +143,8 @@ function nextHop(location: string | null, from: URL): URL {
   }
 }
 
-async function readCapped(response: Response, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
-  const tooLarge = () => new ImageFetchError('too_large', `the image is larger than ${maxBytes} bytes`)
-  // Content-Length only lets us refuse early; the byte counter below is what enforces the cap.
-  const declared = response.headers.get('content-length')
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
-    discard(response)
-    throw tooLarge()
-  }
-  if (!response.body) return new Uint8Array(0)
-
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  try {
-    for (;;) {
-      const { done, value } = await untilAborted(reader.read(), signal)
-      if (done) break
-      total += value.byteLength
-      if (total > maxBytes) throw tooLarge()
-      chunks.push(value)
-    }
-  } catch (error) {
-    reader.cancel().catch(() => {})
-    throw error
-  }
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
-}
-
 function discard(response: Response): void {
   response.body?.cancel().catch(() => {})
-}
-
-/** Rejects with the signal's reason as soon as it aborts, even if `work` never settles. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** Platform fetches wrap connection errors ("fetch failed"), so look down the cause chain. */

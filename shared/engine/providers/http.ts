@@ -1,4 +1,5 @@
 import type { ProviderRuntime } from './runtime.ts'
+import { readCapped } from '../../http/read-capped.ts'
 
 /** Why a provider call produced no answer we can read. */
 export type ProviderFailureKind = 'deadline' | 'timeout' | 'network' | 'malformed' | 'too_large' | 'refused' | 'auth'
@@ -95,7 +96,7 @@ function bodyOf(call: JsonCall): string | undefined {
 }
 
 async function readJson(response: Response, call: JsonCall, signal: AbortSignal): Promise<JsonAnswer> {
-  const text = new TextDecoder().decode(await readCapped(response, call.maxResponseBytes, signal))
+  const text = new TextDecoder().decode(await readCapped(response, call.maxResponseBytes, signal, tooLarge(call.maxResponseBytes)))
   const ok = response.status >= 200 && response.status <= 299
   let body: unknown
   try {
@@ -105,39 +106,6 @@ async function readJson(response: Response, call: JsonCall, signal: AbortSignal)
   }
   if (ok && body === undefined) throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with an empty body`)
   return { status: response.status, headers: response.headers, body }
-}
-
-/** Reads a body up to `maxBytes`; larger bodies are cut off and refused. */
-export async function readCapped(response: Response, maxBytes: number, signal?: AbortSignal): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? NaN)
-  if (declared > maxBytes) {
-    response.body?.cancel().catch(() => {})
-    throw new ProviderError('too_large', `the answer declares ${declared} bytes, more than the ${maxBytes} allowed`)
-  }
-  if (!response.body) return new Uint8Array(0)
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  try {
-    for (;;) {
-      if (signal?.aborted) throw signal.reason
-      const { done, value } = await reader.read()
-      if (done) break
-      total += value.byteLength
-      if (total > maxBytes) throw new ProviderError('too_large', `the answer is larger than the ${maxBytes} bytes allowed`)
-      chunks.push(value)
-    }
-  } catch (error) {
-    reader.cancel().catch(() => {})
-    throw error
-  }
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
 }
 
 /** Full jitter (a random delay up to the exponential step), never shorter than a Retry-After within the cap. */
@@ -167,4 +135,12 @@ function noAnswer(call: JsonCall, timedOut: boolean, cause: unknown): ProviderEr
 export function excerpt(value: unknown, max = 300): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
   return text.length > max ? `${text.slice(0, max)}…` : text
+}
+
+/** The error for an answer over `maxBytes`, as `readCapped` asks for it. */
+export function tooLarge(maxBytes: number): (declared: number | null) => ProviderError {
+  return (declared) =>
+    new ProviderError('too_large', declared !== null
+      ? `the answer declares ${declared} bytes, more than the ${maxBytes} allowed`
+      : `the answer is larger than the ${maxBytes} bytes allowed`)
 }

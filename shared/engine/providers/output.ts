@@ -2,7 +2,8 @@ import { decodeBase64 } from '../../images/base64.ts'
 import { readImageHeader } from '../../images/sniff.ts'
 import { contentTypeOf } from '../../images/types.ts'
 import type { GeneratedImage } from '../types.ts'
-import { ProviderError, readCapped } from './http.ts'
+import { readCapped } from '../../http/read-capped.ts'
+import { ProviderError, tooLarge } from './http.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
 /** Largest result accepted from a provider, and how long its download may take. */
@@ -62,7 +63,7 @@ export async function fetchOutput(
       response.body?.cancel().catch(() => {})
       throw new ProviderError('network', `${engine} output download answered HTTP ${response.status}`)
     }
-    bytes = await readCapped(response, limits.maxBytes, signal)
+    bytes = await readCapped(response, limits.maxBytes, signal, tooLarge(limits.maxBytes))
   } catch (error) {
     if (options.signal?.aborted) throw new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
     if (error instanceof ProviderError) throw error
