@@ -4,10 +4,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { keyChecksum } from '../shared/auth/api-key.ts'
 import { encodeBase64 } from '../shared/images/base64.ts'
 import { startDevStack } from '../devstack/stack.ts'
-import { createKey, createTestDatabase, ledgerCheck, type CreatedKey } from '../tests/support/database.ts'
+import { createKey, createTestDatabase, ledgerCheck, wellFormedUnknownKey, type CreatedKey } from '../tests/support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../tests/support/images.ts'
 
 const seconds = Number(process.env.LOADTEST_SECONDS ?? 30)
@@ -44,12 +43,6 @@ const kinds: Kind[] = [
   { name: 'wrong key', body: standard, expected: [401], badKey: true },
 ]
 
-function unknownKey(): string {
-  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-  const body = `vto_test_${Array.from({ length: 30 }, () => alphabet[Math.floor(Math.random() * 62)]).join('')}`
-  return body + keyChecksum(body)
-}
-
 const db = await createTestDatabase('postgres')
 const dataDir = await mkdtemp(join(tmpdir(), 'tryon-loadtest-'))
 const stack = await startDevStack({ env: {}, dataDir, port: 0, databaseUrl: db.url, log: () => {} })
@@ -70,7 +63,7 @@ async function worker(): Promise<void> {
   while (Date.now() < endAt) {
     const kind = kinds[Math.floor(Math.random() * kinds.length)]
     const account = accounts[Math.floor(Math.random() * accounts.length)]
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': kind.badKey ? unknownKey() : account.key.apiKey }
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': kind.badKey ? wellFormedUnknownKey() : account.key.apiKey }
     if (kind.scenario) headers['X-Tryon-Scenario'] = kind.scenario
     if (kind.idempotent) {
       // Half the time a fresh key, half the time a retry of one already used on this account.

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../shared/app.ts'
-import { keyChecksum } from '../../shared/auth/api-key.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
 import { createImageFetcher } from '../../shared/images/fetch.ts'
 import { createGuardedFetch } from '../../devstack/guarded-fetch.ts'
-import type { CreatedKey } from '../support/database.ts'
+import { wellFormedUnknownKey, type CreatedKey } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
 import { countingBilling, expectErrorBody, postEarlyAnswer, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
@@ -13,12 +12,6 @@ const dataUri = (bytes: Uint8Array, type = 'png') => `data:image/${type};base64,
 const person = makeShopperPhoto({ width: 200, height: 360, format: 'jpeg' }).bytes
 const garment = makeGarmentPhoto({ kind: 'tshirt', color: [20, 140, 60], width: 200, height: 200, format: 'png' }).bytes
 const goodBody = { userPhoto: dataUri(person, 'jpeg'), productImage: dataUri(garment) }
-
-/** A key of the right shape and checksum that no account owns. */
-function wellFormedUnknownKey(mode: 'live' | 'test' = 'test'): string {
-  const body = `vto_${mode}_${'Q'.repeat(30)}`
-  return body + keyChecksum(body)
-}
 
 describe('errors of the try-on endpoint', () => {
   let t: TestStack

@@ -3,6 +3,7 @@ import { connectDatabase } from '../../shared/billing/store.ts'
 import { startEmbeddedPostgres } from '../../devstack/embedded-postgres.ts'
 import { applyMigrations } from '../../devstack/migrations.ts'
 import { startTransactionPooler } from './pooler.ts'
+import { keyChecksum } from '../../shared/auth/api-key.ts'
 
 export type DatabaseKind = 'postgres' | 'pglite'
 
@@ -109,4 +110,10 @@ export async function createKey(
                                 ${options.active ?? true}, null,
                                 ${options.accountId ?? null})`
   return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
+}
+
+/** A key of the right shape and checksum that no account owns. */
+export function wellFormedUnknownKey(mode: 'live' | 'test' = 'test'): string {
+  const body = `vto_${mode}_${'Q'.repeat(30)}`
+  return body + keyChecksum(body)
 }
