@@ -1,27 +1,71 @@
+import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { Sql } from 'postgres'
+import { parse as parseDomain } from 'tldts'
 import { connectDatabase } from '../shared/billing/store.ts'
+import { passwordFile } from '../devstack/embedded-postgres.ts'
 
 const USAGE = `Usage: npm run --silent admin -- <command>
 
   keys create [--credits N] [--mode live|test] [--origin URL]... [--inactive] [--label TEXT] [--account ACCOUNT_ID]
   keys deactivate KEY_ID
+  keys show KEY_ID
+  keys limits KEY_ID [--per-minute N] [--per-client-per-minute N] [--daily-credits N]
+                     [--daily-refunded N] [--per-client-daily-refunded N] [--clear]
+      N is a whole number, or none to remove that limit; --clear removes every limit first.
   credits add KEY_ID AMOUNT
   credits show KEY_ID
   sweep [--older-than SECONDS]
 
-Connects to DATABASE_URL (default: the dev stack's postgres://postgres@127.0.0.1:54322/postgres).
-Prints JSON.`
+Connects to DATABASE_URL (default: the dev stack's embedded database on 127.0.0.1:DB_PORT (54322), with the
+password the dev stack keeps in TRYON_DATA_DIR (.tryon)/db-password). Prints JSON.`
 
 class UsageError extends Error {}
 
 const integer = (value: string | undefined, name: string, min: number): number => {
-  if (value === undefined || !/^-?\d+$/.test(value) || Number(value) < min) {
+  if (value === undefined || !/^-?\d+$/.test(value) || BigInt(value) < BigInt(min)) {
     throw new UsageError(`${name} must be an integer of at least ${min}`)
   }
+  // Beyond 2^53 a JavaScript number is no longer exact (…993 would be stored as …992): refuse rather than round.
+  if (BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new UsageError(`${name} must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1); ${value} cannot be handled exactly`)
+  }
   return Number(value)
+}
+
+/** The CLI's flags for the limits and the names tryon.set_key_limits takes. */
+const LIMIT_FLAGS = {
+  'per-minute': { field: 'perMinute', min: 1 },
+  'per-client-per-minute': { field: 'perClientPerMinute', min: 1 },
+  'daily-credits': { field: 'dailyCredits', min: 0 },
+  'daily-refunded': { field: 'dailyRefunded', min: 0 },
+  'per-client-daily-refunded': { field: 'perClientDailyRefunded', min: 0 },
+} as const
+
+/** jsonb keeps its keys in its own order; print them in the order people read them. */
+const KEY_FIELDS = ['keyId', 'accountId', 'displayPrefix', 'mode', 'active', 'label', 'allowedOrigins', 'credits', 'limits', 'createdAt', 'deactivatedAt']
+const LIMIT_FIELDS = Object.values(LIMIT_FLAGS).map((l) => l.field)
+const ordered = (object: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((f) => [f, object[f]]))
+
+const limitValue = (value: string, flag: string, min: number): number | null =>
+  value === 'none' ? null : integer(value, `--${flag} (or none)`, min)
+
+/**
+ * A wildcard origin must sit below a registrable domain (public suffix list, private section included):
+ * `https://*.shop.co.uk` is one shop's subdomains, `https://*.co.uk` or `https://*.github.io` would be everyone's.
+ * The SQL function checks the shape; only here is the list at hand.
+ */
+const allowedOrigin = (value: string): string => {
+  const wildcard = /^https:\/\/\*\.([^/:]+)\/?$/i.exec(value.trim())
+  if (wildcard) {
+    const domain = parseDomain(wildcard[1], { allowPrivateDomains: true })
+    if (domain.isIp || !domain.domain) {
+      throw new UsageError(`--origin ${value}: ${wildcard[1]} is a public suffix, so the wildcard would match every site under it; name the shop's own domain (https://*.shop.${wildcard[1]})`)
+    }
+  }
+  return value
 }
 
 const uuid = (value: string | undefined, name: string): string => {
@@ -43,6 +87,8 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       label: { type: 'string' },
       account: { type: 'string' },
       'older-than': { type: 'string' },
+      clear: { type: 'boolean' },
+      ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
     },
   })
   const [group, action, ...rest] = positionals
@@ -54,7 +100,7 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       const [row] = await sql`
         select api_key, key_id, account_id, credits::float8 as credits
           from tryon.create_api_key(${integer(values.credits ?? '0', '--credits', 0)}, ${mode},
-                                    ${values.origin ?? []}::text[], ${!values.inactive}, ${values.label ?? null},
+                                    ${(values.origin ?? []).map(allowedOrigin)}::text[], ${!values.inactive}, ${values.label ?? null},
                                     ${values.account ? uuid(values.account, '--account') : null})`
       return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
     }
@@ -62,6 +108,21 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       const keyId = uuid(rest[0], 'KEY_ID')
       await sql`select tryon.deactivate_api_key(${keyId})`
       return { keyId, active: false }
+    }
+    case 'keys show': {
+      const [row] = await sql`select tryon.show_api_key(${uuid(rest[0], 'KEY_ID')}) as key`
+      return ordered({ ...row.key, limits: ordered(row.key.limits, LIMIT_FIELDS) }, KEY_FIELDS)
+    }
+    case 'keys limits': {
+      const keyId = uuid(rest[0], 'KEY_ID')
+      const limits: Record<string, number | null> = {}
+      for (const [flag, { field, min }] of Object.entries(LIMIT_FLAGS)) {
+        const value = (values as Record<string, unknown>)[flag]
+        if (typeof value === 'string') limits[field] = limitValue(value, flag, min)
+      }
+      if (Object.keys(limits).length === 0 && !values.clear) throw new UsageError('give at least one limit, or --clear')
+      const [row] = await sql`select tryon.set_key_limits(${keyId}, ${sql.json(limits)}, ${values.clear ?? false}) as limits`
+      return { keyId, limits: ordered(row.limits, LIMIT_FIELDS) }
     }
     case 'credits add': {
       const [row] = await sql`
@@ -82,13 +143,29 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
   }
 }
 
+/** The dev stack's embedded database, with the password `npm start` keeps in its data folder. */
+async function devStackDatabaseUrl(): Promise<string> {
+  const file = passwordFile(resolve(process.env.TRYON_DATA_DIR || '.tryon'))
+  const password = await readFile(file, 'utf8').then((text) => text.trim(), () => {
+    throw new UsageError(`DATABASE_URL is not set and ${file} does not exist: start the dev stack (npm start) or set DATABASE_URL`)
+  })
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${process.env.DB_PORT || 54322}/postgres`
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2)
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE)
     return 0
   }
-  const sql = connectDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54322/postgres', { max: 1, fetchTypes: true })
+  let url: string
+  try {
+    url = process.env.DATABASE_URL || (await devStackDatabaseUrl())
+  } catch (error) {
+    console.error(JSON.stringify({ error: (error as Error).message }))
+    return 2
+  }
+  const sql = connectDatabase(url, { max: 1, fetchTypes: true })
   try {
     console.log(JSON.stringify(await runAdmin(sql, argv)))
     return 0

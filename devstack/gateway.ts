@@ -1,11 +1,14 @@
 import { Hono } from 'hono'
 import { GATEWAY_NOT_FOUND } from '../shared/app.ts'
+import { redactKeys } from '../shared/auth/api-key.ts'
+import { jsonLogger, type Logger } from '../shared/deps.ts'
 import { RESULT_CACHE_CONTROL } from '../shared/storage/result-store.ts'
 import { readObject } from './local-store.ts'
 import { createWebRoutes } from './web.ts'
 
 interface FetchHandler {
-  fetch(request: Request): Response | Promise<Response>
+  /** `env` is what the server passed with the request (on Node, the connection): the function reads the socket's address from it. */
+  fetch(request: Request, env?: unknown): Response | Promise<Response>
 }
 
 /**
@@ -20,14 +23,18 @@ export function createGateway(options: {
   bucket: string
   /** The key the playground runs with; without it `/` is a 404 like every other unknown path. */
   playgroundKey?: () => string | undefined
+  /** The `Host` values the web pages answer to (the loopback names of the port the stack listens on). */
+  pageHosts?: () => ReadonlySet<string>
+  log?: Logger
 }): Hono {
+  const log = options.log ?? jsonLogger
   const gateway = new Hono()
   gateway.use(async (c, next) => {
     await next()
     c.res.headers.set('sb-request-id', crypto.randomUUID())
   })
 
-  const forward = async (request: Request) => {
+  const forward = async (request: Request, env: unknown) => {
     const url = new URL(request.url)
     url.pathname = url.pathname.slice('/functions/v1'.length)
     const inner = new Request(url, {
@@ -37,20 +44,29 @@ export function createGateway(options: {
       signal: request.signal,
       duplex: 'half',
     } as RequestInit)
-    const response = await options.functionApp.fetch(inner)
+    const response = await options.functionApp.fetch(inner, env)
     // An answer given before the body was read whole (401, 413...) ends the connection, and says so,
     // so a client does not send its next request down a socket the server is about to drop.
     if (inner.body !== null && (!inner.bodyUsed || response.status === 413)) response.headers.set('Connection', 'close')
     return response
   }
-  gateway.all('/functions/v1/tryon-api', (c) => forward(c.req.raw))
-  gateway.all('/functions/v1/tryon-api/*', (c) => forward(c.req.raw))
+  gateway.all('/functions/v1/tryon-api', (c) => forward(c.req.raw, c.env))
+  gateway.all('/functions/v1/tryon-api/*', (c) => forward(c.req.raw, c.env))
 
   gateway.on(['GET', 'HEAD'], '/storage/v1/object/public/:bucket/*', async (c) => {
-    const bucket = c.req.param('bucket')
-    const path = decodeURIComponent(c.req.path.slice(`/storage/v1/object/public/${bucket}/`.length))
-    const object = bucket === options.bucket ? await readObject(options.storageRoot, bucket, path) : null
-    if (!object) return c.json({ statusCode: '404', error: 'not_found', message: 'Object not found' }, 404)
+    const notFound = () => c.json({ statusCode: '404', error: 'not_found', message: 'Object not found' }, 404)
+    // The raw path: a malformed escape (`%.jpg`) or a name no file can have is an object that does not exist.
+    const raw = new URL(c.req.url).pathname
+    const prefix = `/storage/v1/object/public/${options.bucket}/`
+    if (!raw.startsWith(prefix)) return notFound()
+    let path: string
+    try {
+      path = decodeURIComponent(raw.slice(prefix.length))
+    } catch {
+      return notFound()
+    }
+    const object = path.includes('\0') ? null : await readObject(options.storageRoot, options.bucket, path)
+    if (!object) return notFound()
     // Node's HTTP server leaves the body out of HEAD responses by itself.
     return c.body(object.bytes as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': object.contentType,
@@ -60,7 +76,12 @@ export function createGateway(options: {
     })
   })
 
-  gateway.route('/', createWebRoutes({ playgroundKey: options.playgroundKey }))
+  gateway.route('/', createWebRoutes({ playgroundKey: options.playgroundKey, hosts: options.pageHosts }))
   gateway.notFound((c) => c.json(GATEWAY_NOT_FOUND, 404))
+  // Hono's default prints the stack to stderr and answers text; this logs one redacted line and answers JSON.
+  gateway.onError((error, c) => {
+    log({ level: 'error', msg: 'gateway error', method: c.req.method, path: redactKeys(new URL(c.req.url).pathname), error: redactKeys(String(error)) })
+    return c.json({ success: false, error: 'Internal error', errorCode: 'internal_error' }, 500)
+  })
   return gateway
 }

@@ -9,7 +9,8 @@ import { connectDatabase } from '../shared/billing/store.ts'
 import { readSettings, type Env } from '../shared/config.ts'
 import type { Deps, Logger } from '../shared/deps.ts'
 import { createDeps } from '../shared/service.ts'
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
+import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
+import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
 import { createGuardedFetch } from './guarded-fetch.ts'
 import { createLocalStore, storageRoot } from './local-store.ts'
@@ -44,16 +45,29 @@ export interface DevStack {
 const SWEEP_EVERY_MS = 60_000
 const RESERVATION_TTL_SECONDS = 600
 
+/** The Host values the pages answer to: the loopback names of the port, the address listened on, the public base URL's. */
+function hostNames(host: string, port: number, publicBaseUrl: string | undefined): ReadonlySet<string> {
+  const names = ['127.0.0.1', 'localhost', '[::1]']
+  if (host !== '0.0.0.0' && host !== '::') names.push(host.includes(':') ? `[${host}]` : host)
+  const hosts = new Set(names.flatMap((name) => (port === 80 ? [name, `${name}:80`] : [`${name}:${port}`])))
+  if (publicBaseUrl) hosts.add(new URL(publicBaseUrl).host)
+  return hosts
+}
+
 /** The whole service in one Node process (DESIGN.md §5). */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
-  const settings = readSettings(options.env)
+  const settings = readSettings({
+    ...options.env,
+    TRYON_CLIENT_ADDRESS_SECRET: options.env.TRYON_CLIENT_ADDRESS_SECRET || (await ensureClientAddressSecret(options.dataDir)),
+  })
   const host = options.host ?? '127.0.0.1'
 
   let embedded: EmbeddedPostgres | undefined
   if (!options.databaseUrl) {
     // PGlite creates its own folder but not the parents: a fresh clone has no .tryon/ yet.
     await mkdir(options.dataDir, { recursive: true })
-    embedded = await startEmbeddedPostgres({ dataDir: join(options.dataDir, 'pgdata'), host, port: options.dbPort ?? 54322 })
+    const password = await databasePassword(options.dataDir)
+    embedded = await startEmbeddedPostgres({ dataDir: join(options.dataDir, 'pgdata'), host, port: options.dbPort ?? 54322, password })
   }
   const databaseUrl = options.databaseUrl ?? embedded!.url
   const sql = connectDatabase(databaseUrl)
@@ -66,11 +80,16 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     sql,
     store,
     fetch: createGuardedFetch({ allowPrivateHosts: settings.allowPrivateImageHosts }),
+    socketAddress,
     log: options.log,
   })
   const deps = options.override ? options.override(built) : built
 
-  const gateway = createGateway({ functionApp: createApp(deps), storageRoot: root, bucket: settings.bucket, playgroundKey: options.playgroundKey })
+  let pageHosts: ReadonlySet<string> = new Set()
+  const gateway = createGateway({
+    functionApp: createApp(deps), storageRoot: root, bucket: settings.bucket, playgroundKey: options.playgroundKey,
+    pageHosts: () => pageHosts, log: deps.log,
+  })
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: gateway.fetch, port: options.port ?? 54321, hostname: host }, () => resolve(s))
     s.once('error', reject)
@@ -82,11 +101,18 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   })
   const port = (server.address() as AddressInfo).port
-  const url = `http://${host}:${port}`
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   baseUrl ||= url
+  pageHosts = hostNames(host, port, settings.publicBaseUrl)
 
   const sweepEveryMs = Number(options.env.TRYON_SWEEP_INTERVAL_MS || SWEEP_EVERY_MS)
   const ttlSeconds = Number(options.env.TRYON_RESERVATION_TTL_SECONDS || RESERVATION_TTL_SECONDS)
+  const { generationTimeoutMs, storeTimeoutMs, databaseTimeoutMs, settlementRetry } = deps.config
+  const longestTryOnMs = generationTimeoutMs + storeTimeoutMs + databaseTimeoutMs + settlementRetry.budgetMs
+  if (ttlSeconds * 1000 < longestTryOnMs) {
+    // A reservation swept while its request still runs is refunded, and that request then fails.
+    deps.log({ level: 'warn', msg: 'the reservation TTL is shorter than a try-on may take; slow try-ons will be swept and fail', ttlSeconds, longestTryOnMs })
+  }
   const sweeper = setInterval(() => {
     deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
   }, sweepEveryMs)

@@ -10,7 +10,14 @@ import type { InputImage } from '../shared/engine/types.ts'
 import { readImageHeader } from '../shared/images/sniff.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../tests/support/images.ts'
 
-const sizes: [number, number][] = [[600, 900], [1200, 1800], [3000, 4500]]
+/** Person photos: three camera-like sizes as JPEG, then the 40 MP limit (7744 × 5164) as JPEG and as PNG. */
+const cases: { width: number; height: number; format: 'jpeg' | 'png' }[] = [
+  { width: 600, height: 900, format: 'jpeg' },
+  { width: 1200, height: 1800, format: 'jpeg' },
+  { width: 3000, height: 4500, format: 'jpeg' },
+  { width: 7744, height: 5164, format: 'jpeg' },
+  { width: 7744, height: 5164, format: 'png' },
+]
 const runs = 7
 const mebibyte = 1024 * 1024
 
@@ -86,19 +93,19 @@ if (process.argv.includes('--child')) {
   })
 } else {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]
-  const children = sizes.map(() => startChild())
+  const children = cases.map(() => startChild())
   const garment = makeGarmentPhoto({ kind: 'tshirt', color: [200, 30, 40], width: 1000, height: 1000 })
-  console.log(`local engine, JPEG person photo + ${garment.width}x${garment.height} JPEG t-shirt, median of ${runs} runs after a warm-up`)
+  console.log(`local engine, person photo + ${garment.width}x${garment.height} JPEG t-shirt, median of ${runs} runs after a warm-up`)
   console.log(
-    `${'person'.padEnd(11)}${'input'.padStart(9)}${'output'.padStart(18)}${'median'.padStart(10)}${'min-max'.padStart(15)}` +
+    `${'person'.padEnd(16)}${'input'.padStart(9)}${'output'.padStart(18)}${'median'.padStart(10)}${'min-max'.padStart(15)}` +
       `${'peak RSS'.padStart(11)}${'over base'.padStart(11)}${'retained'.padStart(10)}`,
   )
-  for (const [index, [width, height]] of sizes.entries()) {
-    const person = makeShopperPhoto({ width, height, format: 'jpeg' })
+  for (const [index, { width, height, format }] of cases.entries()) {
+    const person = makeShopperPhoto({ width, height, format })
     const result = await children[index]({ person: asInput(person), garment: asInput(garment) })
     const ms = result.milliseconds
     console.log(
-      `${`${width}x${height}`.padEnd(11)}` +
+      `${`${width}x${height} ${format.toUpperCase()}`.padEnd(16)}` +
         `${`${(person.bytes.length / 1024).toFixed(0)} KB`.padStart(9)}` +
         `${result.output.padStart(18)}` +
         `${`${median(ms).toFixed(0)} ms`.padStart(10)}` +

@@ -4,8 +4,11 @@
  * makes a fresh database and drops it afterwards.
  * Each server runs in a child process (its memory is its own); autocannon in this one drives it.
  *   BENCH_SECONDS (default 10): length of each run; BENCH_CONCURRENCY (default 1,16,64);
- *   BENCH_ONLY: a comma-separated subset of the scenarios (baseline, billing, instant, instant-one-key, instant-memory, large, local);
- *   BENCH_CPU_PROF: a directory where each server writes a V8 CPU profile (node --cpu-prof).
+ *   BENCH_ONLY: a comma-separated subset of the scenarios (baseline, billing, instant, instant-one-key, instant-limits, instant-memory,
+ *   large, local, fashn, vertex, gemini, deno-memory);
+ *   BENCH_CPU_PROF: a directory where each server writes a V8 CPU profile (node --cpu-prof);
+ *   BENCH_PROVIDER_SECONDS (default 30): length of each provider row (their requests take 3 s each);
+ *   BENCH_DENO_RUNS (default 1): runs of each Deno memory measurement (scripts/measure-deno-request.ts --providers).
  */
 import { execFile } from 'node:child_process'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -16,12 +19,15 @@ import { startServer } from './bench/child.ts'
 import { backendCpu, backendCpuBetween, processCpuSeconds } from './bench/cpu.ts'
 import { runLoad, type LoadTarget } from './bench/load.ts'
 import { largeImages, localEnginePhotos, smallPhotos, type TryOnBody } from './bench/payloads.ts'
+import { startLatencyFakes, type LatencyFakes, type ProviderName } from './bench/providers.ts'
 import { printReport, type Measurement, type Scenario } from './bench/report.ts'
 import type { ServerMode } from './bench/server.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const levels = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number)
 const only = process.env.BENCH_ONLY?.split(',')
+const providerSeconds = Number(process.env.BENCH_PROVIDER_SECONDS ?? 30)
+const providerLevels = [1, 16]
 
 interface Plan {
   scenario: Scenario
@@ -30,6 +36,10 @@ interface Plan {
   body?: TryOnBody
   /** Every connection sends the same key, so all requests queue on one account's balance row. */
   oneKey?: boolean
+  /** A remote engine behind its fake: live keys, concurrency 1 and 16, and runs long enough for ten requests each. */
+  provider?: ProviderName
+  /** Browser keys with every abuse limit set (too high to refuse anything): each try-on takes its counters too. */
+  limited?: boolean
   warmUp: { concurrency: number; seconds: number }
 }
 
@@ -39,10 +49,13 @@ const plans: Plan[] = [
   { scenario: 'billing', mode: 'billing', warmUp: { concurrency: 16, seconds: 2 } },
   { scenario: 'instant', mode: 'instant', body: small, warmUp: { concurrency: 16, seconds: 2 } },
   { scenario: 'instant-one-key', mode: 'instant', body: small, oneKey: true, warmUp: { concurrency: 16, seconds: 1 } },
+  { scenario: 'instant-limits', mode: 'instant', body: small, limited: true, warmUp: { concurrency: 16, seconds: 1 } },
   { scenario: 'instant-memory', mode: 'instant-memory', body: small, warmUp: { concurrency: 16, seconds: 1 } },
   { scenario: 'large', mode: 'instant', body: largeImages(), warmUp: { concurrency: 4, seconds: 2 } },
   { scenario: 'local', mode: 'local', body: localEnginePhotos(), warmUp: { concurrency: 1, seconds: 3 } },
+  ...(['gemini', 'vertex', 'fashn'] as const).map((provider): Plan => ({ scenario: provider, mode: provider, body: small, provider, warmUp: { concurrency: 2, seconds: 8 } })),
 ]
+const selected = plans.filter((p) => !only || only.includes(p.scenario))
 
 const startedAt = new Date()
 const load = loadavg()
@@ -51,25 +64,48 @@ const [{ version }] = await db.sql<{ version: string }[]>`select current_setting
 // One test key per connection, each on its own account: separate customers, as production traffic is.
 const keys: string[] = []
 for (let i = 0; i < Math.max(...levels); i++) keys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'test' })).apiKey)
+// Live keys reach the configured provider (test keys never do).
+const liveKeys: string[] = []
+if (selected.some((p) => p.provider)) {
+  for (let i = 0; i < Math.max(...providerLevels); i++) liveKeys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'live' })).apiKey)
+}
+// The same with browser keys whose limits are all set, high enough never to refuse: every connection comes from
+// 127.0.0.1, so the per-client counters are one hot row per key, as the per-key ones are.
+const BENCH_ORIGIN = 'https://shop.example'
+const limitedKeys: string[] = []
+for (let i = 0; selected.some((p) => p.limited) && i < Math.max(...levels); i++) {
+  const key = await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', origins: [BENCH_ORIGIN] })
+  const max = 2_147_483_647
+  await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json({ perMinute: max, perClientPerMinute: max, dailyCredits: max, dailyRefunded: max, perClientDailyRefunded: max })})`
+  limitedKeys.push(key.apiKey)
+}
 const base64 = await base64DecodeRate()
+const fakes: LatencyFakes | undefined = selected.some((p) => p.provider) ? await startLatencyFakes(3_000) : undefined
 
 const measurements: Measurement[] = []
-for (const plan of plans.filter((p) => !only || only.includes(p.scenario))) {
-  const server = await startServer(plan.mode, db.url)
-  const keyHeaders = (connection: number) => ({ 'X-API-Key': keys[plan.oneKey ? 0 : connection % keys.length] })
+for (const plan of selected) {
+  const server = await startServer(plan.mode, db.url, plan.provider ? { BENCH_PROVIDER_ENV: JSON.stringify(fakes!.env(plan.provider)) } : {})
+  const pool = plan.provider ? liveKeys : plan.limited ? limitedKeys : keys
+  const keyHeaders = (connection: number) => ({ 'X-API-Key': pool[plan.oneKey ? 0 : connection % pool.length] })
   const target: LoadTarget =
     plan.mode === 'baseline'
       ? { url: server.url, method: 'GET' }
-      : { url: server.url, method: 'POST', headers: { 'Content-Type': 'application/json' }, connectionHeaders: keyHeaders, body: plan.body?.json ?? '{}' }
+      : {
+          url: server.url,
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(plan.limited && { Origin: BENCH_ORIGIN }) },
+          connectionHeaders: keyHeaders,
+          body: plan.body?.json ?? '{}',
+        }
   await runLoad(target, plan.warmUp.concurrency, plan.warmUp.seconds, 120)
   // Seconds of server work per request, from the first level (concurrency 1 comes first).
   let secondsPerRequest = 0
-  for (const concurrency of levels) {
+  for (const concurrency of plan.provider ? providerLevels : levels) {
     // A slow request (the local engine, 20 MB bodies) is worked on in turns with the others in flight, so each
     // takes about concurrency × its own time: run long enough for every connection to finish a few, and never
-    // time one out.
-    const runSeconds = Math.max(seconds, Math.ceil(3 * concurrency * secondsPerRequest))
-    const timeoutSeconds = Math.max(30, Math.ceil(6 * concurrency * secondsPerRequest))
+    // time one out. A provider's request waits on the provider instead: a fixed run fits about ten of them.
+    const runSeconds = plan.provider ? Math.max(seconds, providerSeconds) : Math.max(seconds, Math.ceil(3 * concurrency * secondsPerRequest))
+    const timeoutSeconds = plan.provider ? 30 : Math.max(30, Math.ceil(6 * concurrency * secondsPerRequest))
     await server.drain(600_000)
     await server.collectGarbage()
     const idleRss = await server.rss()
@@ -96,6 +132,8 @@ for (const plan of plans.filter((p) => !only || only.includes(p.scenario))) {
   }
   await server.stop()
 }
+await fakes?.close()
+const denoMemory = !only || only.includes('deno-memory') ? await denoProviderMemory() : undefined
 
 printReport({
   machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Node ${process.version}, PostgreSQL ${version}`,
@@ -105,8 +143,20 @@ printReport({
   bodies: { instant: small, large: plans.find((p) => p.scenario === 'large')!.body!, local: plans.find((p) => p.scenario === 'local')!.body! },
   base64,
   measurements,
+  providers: fakes && { latencyMs: fakes.latencyMs, pollingOvershootMs: fakes.pollingOvershootMs, pollingIntervalMs: fakes.pollingIntervalMs },
+  denoMemory,
 })
 await db.close()
+
+/** scripts/measure-deno-request.ts --providers: one live request per provider on Deno with two 10 MB photos. */
+async function denoProviderMemory(): Promise<string> {
+  const script = fileURLToPath(new URL('./measure-deno-request.ts', import.meta.url))
+  process.stderr.write('deno-memory: one live request per provider on Deno (scripts/measure-deno-request.ts --providers)…\n')
+  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, script, '--providers', '--runs', process.env.BENCH_DENO_RUNS ?? '1'], {
+    maxBuffer: 16 * 1024 * 1024,
+  })
+  return stdout.trim()
+}
 
 /** scripts/bench-base64.ts's figure for standard base64 (MB of decoded image per second). */
 async function base64DecodeRate(): Promise<number> {

@@ -10,6 +10,10 @@
  * `X-Tryon-Scenario: generation_failed` skips the engine, which separates the service's own work (body, base64
  * or URL fetch, checks, two database calls) from the local engine's. The photos are synthetic camera-like JPEGs
  * with sensor grain, cached under test-artifacts/.
+ *
+ * `--providers` measures instead one live-key request per remote engine (FASHN, Vertex, Gemini) against local
+ * fakes of their APIs that answer at once, with the largest photos as base64 and as URLs: what preparing the
+ * inputs for a provider (re-encoding, base64, the JSON body) and taking its result back cost in memory.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -23,10 +27,15 @@ import { encodeBase64 } from '../shared/images/base64.ts'
 import { createKey, createTestDatabase } from '../tests/support/database.ts'
 import { startFakeStorage } from '../tests/support/fake-storage.ts'
 import { startImageServer } from '../tests/support/image-server.ts'
-import { freePort, startProcess } from '../tests/support/process.ts'
+import { fashn, FASHN_PREDICTION, gemini, geminiPath, startFakeServer, startFashnFake, vertex, vertexPredictPath } from '../tests/support/provider-fakes.ts'
+import { TEST_CLIENT_ADDRESS_SECRET, freePort, startProcess } from '../tests/support/process.ts'
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, sizes: { type: 'string', default: '3100x4650,2000x3000,1200x1800' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    sizes: { type: 'string', default: '3100x4650,2000x3000,1200x1800' },
+    providers: { type: 'boolean', default: false },
+  },
 })
 const runs = Number(values.runs)
 const sizes = values.sizes.split(',').map((s) => s.split('x').map(Number) as [number, number])
@@ -119,19 +128,19 @@ async function main() {
   const db = await createTestDatabase('postgres')
   const storage = await startFakeStorage()
   const key = await createKey(db.sql, { credits: 10_000, mode: 'test' })
-  const env = { DATABASE_URL: db.url, SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }) }
+  const env = { DATABASE_URL: db.url, SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }), TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET }
   const small = await photos(240, 420)
   const warmUp = { userPhoto: encodeBase64(small.shopper), productImage: encodeBase64(small.garment), clothingType: 'Jacket' }
   const results: { label: string; image: string; measurements: Measurement[] }[] = []
 
   /** One request in a fresh Deno process, after a small warm-up request compiled the code paths. */
-  async function measure(body: unknown, scenario?: string): Promise<Measurement> {
-    const deno = await startDeno(env)
+  async function measure(body: unknown, scenario?: string, live?: { env: Record<string, string>; apiKey: string }): Promise<Measurement> {
+    const deno = await startDeno({ ...env, ...live?.env })
     try {
       const post = (payload: unknown, headers: Record<string, string> = {}) =>
         fetch(deno.url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'X-API-Key': key.apiKey, ...headers },
+          headers: { 'Content-Type': 'application/json', 'X-API-Key': live?.apiKey ?? key.apiKey, ...headers },
           body: JSON.stringify(payload),
         }).then(async (response) => (await response.arrayBuffer(), response.status))
       if ((await post(warmUp)) !== 200) throw new Error(`warm-up failed:\n${deno.output()}`)
@@ -158,7 +167,8 @@ async function main() {
   }
 
   try {
-    for (const [width, height] of sizes) {
+    if (values.providers) await measureProviders()
+    else for (const [width, height] of sizes) {
       const { shopper, garment } = await photos(width, height)
       const image = `${width}x${height}, ${(shopper.byteLength / MB).toFixed(1)} + ${(garment.byteLength / MB).toFixed(1)} MB`
       const files = await startImageServer({
@@ -184,6 +194,47 @@ async function main() {
   } finally {
     await storage.close()
     await db.close()
+  }
+
+  /** One live request per remote engine, its provider answering at once from a local fake. */
+  async function measureProviders() {
+    const [width, height] = sizes[0]
+    const { shopper, garment } = await photos(width, height)
+    const image = `${width}x${height}, ${(shopper.byteLength / MB).toFixed(1)} + ${(garment.byteLength / MB).toFixed(1)} MB`
+    // What the providers send back: a 768×1152 photo-like JPEG.
+    const result = cameraJpeg(drawShopper({ width: 768, height: 1152 }).image, 5, 2 * MB)
+    const fashnFake = await startFashnFake(result, { record: false })
+    fashnFake.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.completed(fashnFake.outputUrl))
+    const googleFake = await startFakeServer((f) => {
+      f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.image(result, { mimeType: 'image/jpeg' }))
+      f.script('POST', vertexPredictPath('bench-project', 'us-central1'), vertex.image(result))
+    }, { record: false })
+    const files = await startImageServer({
+      '/shopper.jpg': { bytes: shopper, contentType: 'image/jpeg' },
+      '/garment.jpg': { bytes: garment, contentType: 'image/jpeg' },
+    })
+    const liveKey = await createKey(db.sql, { credits: 10_000, mode: 'live' })
+    const engines: [string, Record<string, string>][] = [
+      ['fashn', { TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'fa-bench', FASHN_BASE_URL: fashnFake.url }],
+      ['vertex', { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'bench-project', VERTEX_ACCESS_TOKEN: 'ya29.bench', VERTEX_BASE_URL: googleFake.url }],
+      ['gemini', { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-bench', GEMINI_BASE_URL: googleFake.url }],
+    ]
+    const bodies: [string, unknown][] = [
+      ['base64 in the body', { userPhoto: encodeBase64(shopper), productImage: encodeBase64(garment), clothingType: 'Jacket' }],
+      ['image URLs', { userPhoto: files.url('/shopper.jpg'), productImage: files.url('/garment.jpg'), clothingType: 'Jacket' }],
+    ]
+    try {
+      for (const [engine, engineEnv] of engines) {
+        for (const [how, body] of bodies) {
+          const measurements: Measurement[] = []
+          for (let i = 0; i < runs; i++) measurements.push(await measure(body, undefined, { env: engineEnv, apiKey: liveKey.apiKey }))
+          results.push({ label: `live key, ${engine} (local fake), ${how}`, image, measurements })
+          console.error(`measured ${image}: ${engine}, ${how}`)
+        }
+      }
+    } finally {
+      await Promise.all([fashnFake.close(), googleFake.close(), files.close()])
+    }
   }
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

@@ -1,12 +1,12 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
-import { requestId, type RequestIdVariables } from 'hono/request-id'
-import { credentialFrom, urlCarriesKey, type Credential } from './auth/api-key.ts'
+import type { RequestIdVariables } from 'hono/request-id'
+import { credentialFrom, redactKeys, urlCarriesKey, type Credential } from './auth/api-key.ts'
 import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
-import type { Deps } from './deps.ts'
+import type { Deps, Logger } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
-import { ApiError, authenticationRequired, databaseUnavailable, insufficientCredits, type ErrorCode } from './http/errors.ts'
+import { ApiError, authenticationRequired, databaseUnavailable, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
 import { parseTryOnRequest } from './http/request.ts'
 import { runTryOn } from './tryon/run.ts'
 
@@ -19,7 +19,9 @@ export const FUNCTION_PATHS = ['/tryon-api', '/functions/v1/tryon-api'] as const
 
 export const GATEWAY_NOT_FOUND = { error: 'requested path is invalid' } as const
 
-export function createApp(deps: Deps): Hono<Env> {
+export function createApp(appDeps: Deps): Hono<Env> {
+  // Whatever a log line carries (a path, a URL, an error message), a key-shaped string in it is redacted.
+  const deps: Deps = { ...appDeps, log: redactingLog(appDeps.log) }
   const api = new Hono<Env>()
   api.use(storefrontCors())
   api.post(
@@ -32,6 +34,7 @@ export function createApp(deps: Deps): Hono<Env> {
       const { input, idempotency } = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode))
 
       const tryOnId = deps.ids.tryOnId()
+      const clientHash = await deps.clients.hash(deps.clients.addressOf(c.req.raw, c.env))
       const begun = await deps.billing.begin({
         keyHash: credential.keyHash,
         origin,
@@ -41,6 +44,8 @@ export function createApp(deps: Deps): Hono<Env> {
         parentUrl: input.parentUrl,
         locale: input.locale,
         idempotency,
+        clientHash,
+        now: deps.clock(),
       })
       switch (begun.verdict) {
         case 'ok':
@@ -53,6 +58,10 @@ export function createApp(deps: Deps): Hono<Env> {
           throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed; retry after it completes')
         case 'idempotency_mismatch':
           throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body')
+        case 'rate_limited':
+        case 'daily_cap_reached':
+        case 'free_deliveries_exhausted':
+          throw limitExceeded(begun.verdict, begun.retryAfterSeconds)
         default:
           throw keyRefusal(begun.verdict)
       }
@@ -66,12 +75,37 @@ export function createApp(deps: Deps): Hono<Env> {
   })
 
   const app = new Hono<Env>()
-  app.use(requestId())
+  app.use(requestId)
   app.use(requestLog(deps))
   for (const path of FUNCTION_PATHS) app.route(path, api)
   app.notFound((c) => c.json(GATEWAY_NOT_FOUND, 404))
   app.onError((error, c) => renderError(deps, error, c))
   return app
+}
+
+/** A client's X-Request-Id up to 64 characters of [A-Za-z0-9._-], and not key-shaped; anything else gets an id of ours. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/**
+ * Hono's requestId middleware accepts up to 255 word characters, a key included; this one is stricter, since the id
+ * is logged and echoed. The header's raw value is never logged.
+ */
+const requestId: MiddlewareHandler<Env> = async (c, next) => {
+  const sent = c.req.header('x-request-id')
+  const id = sent !== undefined && CLIENT_REQUEST_ID.test(sent) && redactKeys(sent) === sent ? sent : crypto.randomUUID()
+  c.set('requestId', id)
+  c.header('X-Request-Id', id)
+  await next()
+}
+
+function redactingLog(log: Logger): Logger {
+  const redact = (value: unknown): unknown => {
+    if (typeof value === 'string') return redactKeys(value)
+    if (Array.isArray(value)) return value.map(redact)
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v)]))
+    return value
+  }
+  return (entry) => log(redact(entry) as Record<string, unknown>)
 }
 
 /** Step 1: a well-formed key in the X-API-Key header, and none in the URL. No database call. */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defaultServiceConfig, type ServiceConfig } from './deps.ts'
 import { providerEnvShape, providerSettingsOf, type ProviderSettings } from './engine/providers/settings.ts'
+import { MIN_SECRET_LENGTH } from './limits/client-address.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -15,7 +16,11 @@ const envSchema = z.object({
   TRYON_GENERATION_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.generationTimeoutMs),
   TRYON_STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.storeTimeoutMs),
   TRYON_DATABASE_TIMEOUT_MS: z.coerce.number().int().positive().default(defaultServiceConfig.databaseTimeoutMs),
+  TRYON_LOCAL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(defaultServiceConfig.localWork.concurrency),
+  TRYON_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(defaultServiceConfig.localWork.queue),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TRYON_CLIENT_ADDRESS_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/, 'must be socket or a header name').default('socket'),
+  TRYON_CLIENT_ADDRESS_SECRET: z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)`).optional(),
   ...providerEnvShape,
 })
 
@@ -29,6 +34,11 @@ export interface Settings {
   storage: 'local' | 'supabase'
   allowPrivateImageHosts: boolean
   publicBaseUrl?: string
+  /**
+   * Per-client limits: where the client's address comes from (`socket`, or the header the proxy in front sets)
+   * and the secret its HMAC is keyed with. Each entry point gives its platform's default header.
+   */
+  clientAddress: { header: string; secret?: string }
 }
 
 export function readSettings(env: Env): Settings {
@@ -45,6 +55,7 @@ export function readSettings(env: Env): Settings {
       generationTimeoutMs: e.TRYON_GENERATION_TIMEOUT_MS,
       storeTimeoutMs: e.TRYON_STORE_TIMEOUT_MS,
       databaseTimeoutMs: e.TRYON_DATABASE_TIMEOUT_MS,
+      localWork: { concurrency: e.TRYON_LOCAL_CONCURRENCY, queue: e.TRYON_LOCAL_QUEUE },
     },
     bucket: e.TRYON_BUCKET,
     engine: e.TRYON_ENGINE,
@@ -52,5 +63,6 @@ export function readSettings(env: Env): Settings {
     storage: e.TRYON_STORAGE,
     allowPrivateImageHosts: e.TRYON_ALLOW_PRIVATE_IMAGE_HOSTS,
     publicBaseUrl: e.PUBLIC_BASE_URL,
+    clientAddress: { header: e.TRYON_CLIENT_ADDRESS_HEADER, secret: e.TRYON_CLIENT_ADDRESS_SECRET },
   }
 }

@@ -3,8 +3,11 @@ import type { BridalSteps } from './bridal/ports.ts'
 import type { TryOnEngine } from './engine/types.ts'
 import type { ImageFetcher } from './images/fetch.ts'
 import type { ImageLimits } from './images/types.ts'
+import type { ClientIdentity } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
 import type { IdSource } from './tryon/ids.ts'
+import { defaultSettlementRetry, type SettlementRetry } from './tryon/settle.ts'
+import type { WorkGate } from './tryon/work-gate.ts'
 
 export interface ServiceConfig {
   imageLimits: ImageLimits
@@ -18,6 +21,12 @@ export interface ServiceConfig {
   storeTimeoutMs: number
   /** Deadline for one database call, in milliseconds; past it the request fails and nothing is lost. */
   databaseTimeoutMs: number
+  /** How a settlement whose reply was lost is retried before its outcome is declared unknown. */
+  settlementRetry: SettlementRetry
+  /** CPU-heavy local work (embedded engine, local bridal steps) running at once, and waiting, before 503 service_busy. */
+  localWork: { concurrency: number; queue: number }
+  /** Decoded pixels one request may allocate across all its steps (see DecodeBudget). */
+  maxDecodedPixelsPerRequest: number
 }
 
 export const defaultServiceConfig: ServiceConfig = {
@@ -27,6 +36,9 @@ export const defaultServiceConfig: ServiceConfig = {
   trainThreshold: 0.5,
   storeTimeoutMs: 30_000,
   databaseTimeoutMs: 10_000,
+  settlementRetry: defaultSettlementRetry,
+  localWork: { concurrency: 2, queue: 8 },
+  maxDecodedPixelsPerRequest: 240_000_000,
 }
 
 /** One structured log line; never pass image bytes or API keys. */
@@ -50,7 +62,12 @@ export interface Deps {
     test: BridalSteps
   }
   fetchImage: ImageFetcher
+  /** The caller's address and its HMAC, for the per-client abuse limits. */
+  clients: ClientIdentity
+  /** The slots CPU-heavy local work runs in (shared by the engines and bridal steps built with it). */
+  localWork: WorkGate
   ids: IdSource
+  /** The time the abuse limits' minutes and days are counted by (tests move it). */
   clock: () => Date
   config: ServiceConfig
   log: Logger

@@ -1,16 +1,22 @@
 import type { Sql } from 'postgres'
 import { createPostgresBilling } from './billing/store.ts'
-import { createGeminiTrainScorer } from './bridal/gemini-scorer.ts'
-import { createLocalPretreatment } from './bridal/local-pretreatment.ts'
+import { createGeminiTrainScorer, createVertexTrainScorer } from './bridal/gemini-scorer.ts'
+import { createLocalPretreatment, TRAIN_GUIDANCE } from './bridal/local-pretreatment.ts'
 import { createLocalTrainScorer } from './bridal/local-scorer.ts'
-import type { BridalSteps } from './bridal/ports.ts'
+import type { BridalSteps, TrainScorer } from './bridal/ports.ts'
 import type { Settings } from './config.ts'
 import { jsonLogger, type Deps, type Logger } from './deps.ts'
 import { createLocalEngine } from './engine/local/index.ts'
+import { serviceAccountTokens, staticAccessToken } from './engine/providers/google-auth.ts'
 import { createLiveEngine, providerRuntime } from './engine/providers/index.ts'
 import { createImageFetcher } from './images/fetch.ts'
+import { createClientIdentity, headerAddress, type ClientAddressSource } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
 import { randomIds } from './tryon/ids.ts'
+import { createWorkGate, gatedBridalSteps, gatedEngine } from './tryon/work-gate.ts'
+
+/** A refused try-on is worth retrying once the try-ons ahead of it are done: about a second or two each. */
+const LOCAL_WORK_RETRY_AFTER_SECONDS = 2
 
 export interface Platform {
   sql: Sql
@@ -19,30 +25,58 @@ export interface Platform {
   fetch: typeof fetch
   /** Resolves a host before fetching, where the runtime cannot check inside its lookup (Deno). */
   resolveHost?: (hostname: string) => Promise<string[]>
+  /** The connection's remote address, for TRYON_CLIENT_ADDRESS_HEADER=socket; from the env the server passes. */
+  socketAddress?: ClientAddressSource
   log?: Logger
+}
+
+/** The judge TRYON_TRAIN_SCORER names (auto already resolved by the settings); undefined for the local scorer. */
+function liveTrainScorer(providers: Settings['providers'], runtime: ReturnType<typeof providerRuntime>): TrainScorer | undefined {
+  if (providers.trainScorer === 'gemini' && providers.gemini) {
+    return createGeminiTrainScorer({ ...providers.gemini, model: providers.gemini.scorerModel }, runtime)
+  }
+  if (providers.trainScorer === 'vertex' && providers.vertex) {
+    const vertex = providers.vertex
+    const tokens = vertex.serviceAccount ? serviceAccountTokens(vertex.serviceAccount, runtime) : staticAccessToken(vertex.accessToken ?? '')
+    return createVertexTrainScorer({ project: vertex.project, location: vertex.location, model: vertex.scorerModel, baseUrl: vertex.baseUrl, tokens }, runtime)
+  }
+  return undefined
 }
 
 /** Builds the handler's dependencies from settings and a platform's adapters; each entry point calls this once. */
 export function createDeps(settings: Settings, platform: Platform): Deps {
   const log = platform.log ?? jsonLogger
-  const local = createLocalEngine()
-  const localBridal: BridalSteps = { pretreatment: createLocalPretreatment(), scorer: createLocalTrainScorer() }
-  // Provider hosts are the operator's configuration, so they are reached with the plain fetch, not the guarded one.
-  const runtime = providerRuntime({ log })
+  const localWork = createWorkGate({ ...settings.service.localWork, retryAfterSeconds: LOCAL_WORK_RETRY_AFTER_SECONDS })
+  const local = gatedEngine(createLocalEngine(), localWork)
+  const localBridal = gatedBridalSteps({ pretreatment: createLocalPretreatment({ guidance: 'draws' }), scorer: createLocalTrainScorer() }, localWork)
+  const fetchImage = createImageFetcher({ fetch: platform.fetch, resolveHost: platform.resolveHost, allowPrivateHosts: settings.allowPrivateImageHosts })
+  // Provider hosts are the operator's configuration, so API calls use the plain fetch; the result URLs a provider
+  // answers with are not, so they are downloaded through the guarded image fetcher.
+  const runtime = providerRuntime({ log, fetchImage })
   const { providers } = settings
-  const liveBridal: BridalSteps = providers.trainScorer === 'gemini' && providers.gemini
-    ? { ...localBridal, scorer: createGeminiTrainScorer({ ...providers.gemini, model: providers.gemini.scorerModel }, runtime) }
-    : localBridal
+  const { header, secret } = settings.clientAddress
+  if (!secret) {
+    throw new Error('Set TRYON_CLIENT_ADDRESS_SECRET (32 or more random characters, e.g. `openssl rand -hex 32`): client addresses are kept only as an HMAC keyed with it')
+  }
+  // What the pre-treatment supplies depends on the engine that will run first (README "Wedding-dress mode, per engine").
+  const liveLocal = gatedBridalSteps(
+    { pretreatment: createLocalPretreatment({ guidance: TRAIN_GUIDANCE[providers.engines[0]] ?? 'none' }), scorer: createLocalTrainScorer() },
+    localWork,
+  )
+  const liveBridal: BridalSteps = { pretreatment: liveLocal.pretreatment, scorer: liveTrainScorer(providers, runtime) ?? liveLocal.scorer }
   return {
     billing: createPostgresBilling(platform.sql, { timeoutMs: settings.service.databaseTimeoutMs }),
     store: platform.store,
     // Test keys never reach a provider (DESIGN.md §4): their engine and train scorer are always the local ones.
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
-    fetchImage: createImageFetcher({
-      fetch: platform.fetch,
-      resolveHost: platform.resolveHost,
-      allowPrivateHosts: settings.allowPrivateImageHosts,
+    localWork,
+    fetchImage,
+    clients: createClientIdentity({
+      source: header === 'socket' ? (platform.socketAddress ?? (() => null)) : headerAddress(header),
+      describeSource: header === 'socket' ? 'the connection' : `the ${header} header`,
+      secret,
+      log,
     }),
     ids: randomIds,
     clock: () => new Date(),

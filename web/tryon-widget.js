@@ -5,8 +5,8 @@
  *   <script type="module" src="https://<host>/tryon-widget.js"></script>
  *   <tryon-button api-key="vto_live_…" product-image="https://shop.example.com/dress.jpg"></tryon-button>
  *
- * Attributes: api-key, product-image (URL or data URI), endpoint (default: the try-on endpoint on the
- * host that served this file), product-type ("wedding-dress"), clothing-type, locale (default
+ * Attributes: api-key, product-image (URL or data URI), endpoint (required from a CDN; by default the
+ * try-on endpoint on the API host that served this file), product-type ("wedding-dress"), clothing-type, locale (default
  * navigator.language), scenario (test keys: X-Tryon-Scenario). Events (bubbling, composed):
  * `tryon-result` with the response body, `tryon-error` with { status, errorCode, error, body }.
  */
@@ -47,6 +47,9 @@ const messages = {
     422: 'We could not create a try-on from this photo. Try a clear, front-facing photo of yourself.',
     500: 'Something went wrong while creating your try-on. Please try again.',
     503: 'Wedding-dress try-on is temporarily unavailable. Nothing was charged; please try again later.',
+    rate_limited: 'Too many try-ons in a short time. Please wait a minute and try again.',
+    daily_cap_reached: 'Try-on is unavailable on this shop for now. Please come back later.',
+    free_deliveries_exhausted: 'Wedding-dress try-on is unavailable for now. Please come back later.',
   },
   fr: {
     open: 'Essayer',
@@ -76,6 +79,9 @@ const messages = {
     422: 'Impossible de créer un essayage à partir de cette photo. Essayez une photo nette, de face.',
     500: 'Un problème est survenu pendant la création de votre essayage. Veuillez réessayer.',
     503: 'L’essayage de robes de mariée est momentanément indisponible. Rien n’a été débité ; réessayez plus tard.',
+    rate_limited: 'Trop d’essayages en peu de temps. Patientez une minute, puis réessayez.',
+    daily_cap_reached: 'L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.',
+    free_deliveries_exhausted: 'L’essayage de robes de mariée est indisponible pour le moment. Revenez plus tard.',
   },
 }
 
@@ -88,6 +94,18 @@ const LOCALE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/
 export const languageOf = (locale) => (/^fr([-_]|$)/i.test(locale || '') ? 'fr' : 'en')
 
 /**
+ * The try-on URL when the page names none: the API on the host that served this file, if that host is the
+ * API's own (the dev stack serves `/tryon-widget.js`, a Supabase project its Storage under
+ * `/storage/v1/object/public/`). From a CDN or a shop's bundle the API cannot be guessed: null.
+ * @param {string} scriptUrl @returns {string | null}
+ */
+export function defaultEndpoint(scriptUrl) {
+  const url = new URL(scriptUrl)
+  const fromApiHost = url.pathname === '/tryon-widget.js' || url.pathname.startsWith('/storage/v1/object/public/')
+  return fromApiHost && /^https?:$/.test(url.protocol) ? new URL('/functions/v1/tryon-api', url).href : null
+}
+
+/**
  * The shopper-facing message for a failed call.
  * @param {'en' | 'fr'} language @param {number} status 0 for a network failure @param {string} [errorCode]
  */
@@ -95,6 +113,7 @@ export function errorMessage(language, status, errorCode) {
   const t = /** @type {Record<string, string>} */ (/** @type {unknown} */ (messages[language]))
   if (status === 0) return t.network
   if (errorCode === 'image_too_large') return t[413]
+  if (status === 429) return t[errorCode ?? ''] ?? t.rate_limited
   return t[status] ?? (status >= 500 ? t[500] : t[400])
 }
 
@@ -123,6 +142,7 @@ button,.pick{font:inherit;border-radius:6px;padding:.55em 1.1em;cursor:pointer;b
 .open,.go{background:var(--tryon-accent);color:#fff}
 button:focus-visible,.pick:focus-within{outline:3px solid #f2a900;outline-offset:2px}
 button:disabled{opacity:.6;cursor:progress}
+.open:disabled{cursor:not-allowed}
 dialog{max-width:min(30rem,94vw);border:0;border-radius:10px;padding:1.2rem;box-shadow:0 8px 40px #0005}
 dialog::backdrop{background:#0008}
 header{display:flex;justify-content:space-between;align-items:center;gap:1rem}
@@ -150,7 +170,7 @@ figcaption:focus{outline:none}
 </dialog>`
 
 export class TryOnButton extends HTMLElement {
-  static observedAttributes = ['locale', 'product-type']
+  static observedAttributes = ['locale', 'product-type', 'endpoint']
 
   /** @type {string | null} the resized photo, ready to send */
   #photo = null
@@ -196,10 +216,31 @@ export class TryOnButton extends HTMLElement {
 
   connectedCallback() {
     this.#renderText()
+    this.#requireEndpoint()
   }
 
-  attributeChangedCallback() {
+  /** @param {string} name */
+  attributeChangedCallback(name) {
     this.#renderText()
+    if (name === 'endpoint' && this.isConnected) this.#requireEndpoint()
+  }
+
+  /** The `endpoint` attribute, else the API host's own when this file came from it (see defaultEndpoint). */
+  get endpoint() {
+    return this.getAttribute('endpoint') || defaultEndpoint(import.meta.url)
+  }
+
+  /** Without an endpoint the button cannot work: it stays disabled, and the page's developer is told why, once. */
+  #requireEndpoint() {
+    const { open } = this.ui
+    if (!this.endpoint && !open.disabled) {
+      console.error(
+        `<tryon-button>: the endpoint attribute is required when tryon-widget.js is not served by the try-on API's own host ` +
+          `(it was loaded from ${import.meta.url}). Add endpoint="https://<project-ref>.supabase.co/functions/v1/tryon-api"; ` +
+          'the button stays disabled until then.',
+      )
+    }
+    open.disabled = !this.endpoint
   }
 
   get language() {
@@ -291,7 +332,8 @@ export class TryOnButton extends HTMLElement {
 
   /** @param {string} userPhoto @returns {Promise<TryOnSuccess | TryOnFailure>} */
   async #call(userPhoto) {
-    const endpoint = this.getAttribute('endpoint') || new URL('/functions/v1/tryon-api', import.meta.url).href
+    const endpoint = this.endpoint
+    if (!endpoint) return { status: 0, errorCode: 'endpoint_missing', error: 'The endpoint attribute is missing', body: null }
     const product = this.getAttribute('product-image') || ''
     if (!product) return { status: 400, errorCode: 'invalid_request', error: 'The product-image attribute is missing', body: null }
     /** @type {Record<string, string>} */

@@ -27,7 +27,9 @@ let configured: { settings: Settings; store: ResultStore } | undefined
 /** Settings and the store are plain data and fetch calls: built once per isolate, on its first request. */
 function configure(env: Record<string, string | undefined>): { settings: Settings; store: ResultStore } {
   if (configured) return configured
-  const settings = readSettings({ TRYON_STORAGE: 'supabase', ...env })
+  // Cloudflare sets CF-Connecting-IP to the address that connected to it, overwriting any a client sent
+  // (developers.cloudflare.com/fundamentals/reference/http-headers, "CF-Connecting-IP").
+  const settings = readSettings({ TRYON_STORAGE: 'supabase', TRYON_CLIENT_ADDRESS_HEADER: 'cf-connecting-ip', ...env })
   const key = storageKeyFrom(env)
   if (settings.storage !== 'supabase' || !env.SUPABASE_URL || !key) {
     throw new Error('The worker stores results in Supabase Storage: set SUPABASE_URL and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY)')

@@ -52,12 +52,14 @@ function outline(kind: GarmentKind): { body: Shape[]; holes: Shape[]; trims: Sha
     const waist = kind === 'dress' ? 0.2 : 0.13
     const waistY = kind === 'dress' ? 0.36 : 0.27
     const strap: Point[] = [[top - 0.09, 0], [top - 0.02, 0], [top, 0.07], [top - 0.12, 0.07]]
+    const hem = kind === 'dress' ? 0.5 : 0.36
     const body = [
       polygon([[-top, 0.06], [top, 0.06], [waist, waistY], [-waist, waistY]]),
-      polygon([[-waist, waistY - 0.01], [waist, waistY - 0.01], [0.5, kind === 'dress' ? 1 : 0.93], [-0.5, kind === 'dress' ? 1 : 0.93]]),
+      polygon([[-waist, waistY - 0.01], [waist, waistY - 0.01], [hem, kind === 'dress' ? 1 : 0.9], [-hem, kind === 'dress' ? 1 : 0.9]]),
       polygon(strap), polygon(mirror(strap)),
     ]
-    if (kind === 'gown-with-train') body.push(ellipse(0, 0.93, 0.5, 0.07))
+    // The train lies spread on the floor around the hem, wider than the skirt, ending in a rounded edge.
+    if (kind === 'gown-with-train') body.push(ellipse(0, 0.9, 0.5, 0.1))
     return { body, holes: [ellipse(0, 0.05, top - 0.12, 0.07)], trims: [polygon([[-waist, waistY - 0.02], [waist, waistY - 0.02], [waist, waistY + 0.01], [-waist, waistY + 0.01]])] }
   }
   const sleeve: Point[] = [[0.24, 0.04], [0.4, 0.1], [0.5, 0.86], [0.37, 0.88], [0.29, 0.3]]

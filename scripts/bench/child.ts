@@ -22,11 +22,11 @@ export interface ServerProcess {
 
 const serverEntry = fileURLToPath(new URL('./server.ts', import.meta.url))
 
-export async function startServer(mode: ServerMode, databaseUrl: string): Promise<ServerProcess> {
+export async function startServer(mode: ServerMode, databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   // The parent runs under tsx: its execArgv loads TypeScript in the child too.
   const child = fork(serverEntry, [mode], {
     execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+    env: { ...process.env, ...env, BENCH_DATABASE_URL: databaseUrl },
     // The service logs one JSON line per request, as in production; they go to /dev/null.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })

@@ -5,7 +5,9 @@
  *             nothing else: the floor that durable credit accounting sets under the endpoint;
  *   instant   the dev stack with an engine that answers a fixed small JPEG at once (only our own work is left);
  *   instant-memory  the same with results kept in memory instead of the dev stack's disk store;
- *   local     the dev stack as `npm start` runs it, test keys on the real local engine.
+ *   local     the dev stack as `npm start` runs it, test keys on the real local engine;
+ *   fashn, vertex, gemini  the dev stack with TRYON_ENGINE set to that provider, live keys, its fake's URL
+ *             (BENCH_PROVIDER_ENV, from the parent, which runs the fakes with a fixed latency).
  * Every query the pool sends is counted through postgres.js's debug hook; the parent asks for the counts over IPC.
  */
 import { serve } from '@hono/node-server'
@@ -22,8 +24,10 @@ import type { Deps } from '../../shared/deps.ts'
 import { encodeJpeg } from '../../shared/engine/local/codecs/index.ts'
 import type { TryOnEngine } from '../../shared/engine/types.ts'
 import type { ResultStore } from '../../shared/storage/result-store.ts'
+import type { ProviderName } from './providers.ts'
 
-export type ServerMode = 'baseline' | 'billing' | 'instant' | 'instant-memory' | 'local'
+export type ServerMode = 'baseline' | 'billing' | 'instant' | 'instant-memory' | 'local' | ProviderName
+const modes: ServerMode[] = ['baseline', 'billing', 'instant', 'instant-memory', 'local', 'fashn', 'vertex', 'gemini']
 
 /** What the parent reads before and after each run. */
 export interface ServerCounters {
@@ -116,12 +120,14 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
 /** A result store that keeps nothing: the production store is a network upload, the dev stack's a file write. */
 const memoryStore: ResultStore = { put: async (path) => `http://127.0.0.1/storage/v1/object/public/tryon-results/${path}` }
 
-async function startService(databaseUrl: string, mode: 'instant' | 'instant-memory' | 'local'): Promise<{ url: string; stop(): Promise<void> }> {
+async function startService(databaseUrl: string, mode: Exclude<ServerMode, 'baseline' | 'billing'>): Promise<{ url: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-bench-'))
-  const instant = mode === 'local' ? null : instantEngine()
+  const instant = mode === 'instant' || mode === 'instant-memory' ? instantEngine() : null
+  const providerEnv: Record<string, string> = mode === 'fashn' || mode === 'vertex' || mode === 'gemini' ? JSON.parse(process.env.BENCH_PROVIDER_ENV ?? '{}') : {}
   const stack = await startDevStack({
     // The sweeper stays out of the measurement: nothing is abandoned during a run.
-    env: { TRYON_SWEEP_INTERVAL_MS: String(3_600_000) },
+    // The local engine's queue holds every connection of the largest run: the bench measures work, not refusals.
+    env: { TRYON_SWEEP_INTERVAL_MS: String(3_600_000), TRYON_LOCAL_QUEUE: '1000', ...providerEnv },
     dataDir,
     port: 0,
     databaseUrl,
@@ -144,8 +150,8 @@ async function startService(databaseUrl: string, mode: 'instant' | 'instant-memo
 
 const mode = process.argv[2] as ServerMode
 const databaseUrl = process.env.BENCH_DATABASE_URL
-if (!databaseUrl || !['baseline', 'billing', 'instant', 'instant-memory', 'local'].includes(mode)) {
-  throw new Error('usage: BENCH_DATABASE_URL=… server.ts baseline|billing|instant|instant-memory|local (started by scripts/bench.ts)')
+if (!databaseUrl || !modes.includes(mode)) {
+  throw new Error(`usage: BENCH_DATABASE_URL=… server.ts ${modes.join('|')} (started by scripts/bench.ts)`)
 }
 const server = mode === 'baseline' || mode === 'billing' ? await startBare(databaseUrl, mode) : await startService(databaseUrl, mode)
 const send = (message: ChildMessage) => process.send!(message)

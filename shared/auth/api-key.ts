@@ -56,12 +56,23 @@ export async function credentialFrom(key: string | undefined): Promise<Credentia
 }
 
 const KEY_PARAM = /^(x[-_]?)?api[-_]?key$|^key$/i
-const KEY_VALUE = /vto_(live|test)_/
+/** The start of a key, also percent-encoded (`%5F` for `_`) and in any case: what a scanner or a log reader would spot. */
+const KEY_PREFIX = /vto(?:_|%5f)(?:live|test)(?:_|%5f)/i
+const KEY_SHAPED = /vto(?:_|%5f)(live|test)(?:_|%5f)(?!\[redacted\])[0-9a-z%]*/gi
 
-/** Keys belong in the header only: one in the URL may already sit in a proxy's logs. */
+/**
+ * Keys belong in the header only: one in the URL may already sit in a proxy's logs. A parameter named like a key,
+ * or a key-shaped string anywhere in the query (a parameter's name or value, encoded or not), counts.
+ */
 export function urlCarriesKey(url: URL): boolean {
+  if (KEY_PREFIX.test(url.search)) return true
   for (const [name, value] of url.searchParams) {
-    if (KEY_PARAM.test(name) || KEY_VALUE.test(value)) return true
+    if (KEY_PARAM.test(name) || KEY_PREFIX.test(name) || KEY_PREFIX.test(value)) return true
   }
   return false
+}
+
+/** The text with every key-shaped string cut to its mode: for paths, URLs and messages on their way to a log. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_SHAPED, (_, mode: string) => `vto_${mode.toLowerCase()}_[redacted]`)
 }

@@ -7,6 +7,9 @@ export type KeyVerdict = 'ok' | 'invalid_key' | 'key_inactive' | 'origin_not_all
 
 export type ProductKind = 'standard' | 'wedding-dress'
 
+/** Why a key's abuse limits refuse a request (429): its rate, its daily credit cap, or its free deliveries for the day. */
+export type LimitVerdict = 'rate_limited' | 'daily_cap_reached' | 'free_deliveries_exhausted'
+
 export interface BeginTryOn {
   keyHash: Uint8Array
   origin: string | null
@@ -17,6 +20,10 @@ export interface BeginTryOn {
   locale?: string
   /** The caller's Idempotency-Key and a SHA-256 of its request, when it sent one. */
   idempotency?: { key: string; requestHash: Uint8Array }
+  /** HMAC of the client's address (shared/limits/client-address.ts); without it, the client counts as unknown. */
+  clientHash?: Uint8Array
+  /** The time the limits count by; the database's clock without it. */
+  now?: Date
 }
 
 export type BeginResult =
@@ -25,6 +32,8 @@ export type BeginResult =
   /** The first request with this idempotency key completed: its response, as it was sent. */
   | { verdict: 'replay'; response: Record<string, unknown> }
   | { verdict: 'idempotency_in_progress' | 'idempotency_mismatch' }
+  /** A limit of the key refused the request; nothing was reserved. */
+  | { verdict: LimitVerdict; retryAfterSeconds: number }
   | { verdict: Exclude<KeyVerdict, 'ok'> }
 
 export interface SettleTryOn {
@@ -92,68 +101,111 @@ export function preparedStatementsFor(url: string): boolean {
 
 const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 
-/** The database could not be reached or did not answer in time; the request fails with a 500, nothing is lost. */
+/**
+ * The database could not be reached or did not answer in time. `mayHaveCommitted` is false only when the call
+ * provably never reached the server (no connection could be opened); a reset or a timeout after sending is
+ * ambiguous: the statement may have committed and only its reply was lost.
+ */
 export class DatabaseUnavailable extends Error {
-  constructor(cause: unknown) {
+  readonly mayHaveCommitted: boolean
+
+  constructor(cause: unknown, options: { mayHaveCommitted: boolean }) {
     super(`database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`)
     this.name = 'DatabaseUnavailable'
+    this.mayHaveCommitted = options.mayHaveCommitted
   }
 }
 
-/** postgres.js and server error codes that mean "no usable connection", not "bad query". */
-const CONNECTION_ERRORS = new Set([
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
-])
+/**
+ * Codes meaning no connection could be opened, so the call was never sent: postgres.js and socket codes, and
+ * the server refusing a new session (57P03 cannot connect now, 08001/08004 connection rejected).
+ */
+const CONNECT_ERRORS = new Set(['CONNECT_TIMEOUT', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '08001', '08004'])
+
+/** Server errors about the connection itself (class 08, shutdowns 57P0x), not about the statement. */
+const SERVER_CONNECTION_ERROR = /^(08|57P0)/
 
 /**
- * Runs one database call with a time limit. On timeout the query is cancelled and the caller gets
- * DatabaseUnavailable; if the call did commit after all, its reservation is swept and refunded later.
+ * Awaits one database call with a time limit. Past it the caller gets DatabaseUnavailable and the call is
+ * abandoned, never cancelled: postgres.js cancels a sent query by backend, which can stop the next query on
+ * that connection or hand it the skipped query's reply (seen under load: a settlement answered with another
+ * call's empty result), and cancelling a query that is opening its connection leaves that connection stuck.
+ * An abandoned call may still run later (postgres.js keeps reconnecting for it); every call is safe to run
+ * late, and `begin` refunds a late reservation itself.
+ *
+ * Only an error the server sent about the statement (a PostgresError: its transaction rolled back) is a
+ * definite failure, and a connection that could not be opened never sent the call. Anything else (a reset, a
+ * timeout, a driver fault, a missing result row) may have followed a commit, which is why settlement retries
+ * (settle_tryon is idempotent) and an unsettled reservation is swept and refunded later.
  */
-async function bounded<T extends readonly postgres.MaybeRow[]>(timeoutMs: number, query: () => postgres.PendingQuery<T>): Promise<postgres.RowList<T>> {
+async function bounded<T extends readonly postgres.MaybeRow[]>(timeoutMs: number, pending: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
-    const pending = query()
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        pending.cancel()
-        reject(new DatabaseUnavailable(`no answer within ${timeoutMs} ms`))
-      }, timeoutMs)
+      const giveUp = () => reject(new DatabaseUnavailable(`no answer within ${timeoutMs} ms`, { mayHaveCommitted: true }))
+      // A thread kept busy (decoding, generating) runs due timers before it reads the sockets: look at the
+      // answers already received once more before giving up, or an answer that came in time is lost.
+      timer = setTimeout(() => (timer = setTimeout(giveUp, 0)), timeoutMs)
     })
-    return await Promise.race([pending, timeout])
+    const rows = await Promise.race([pending, timeout])
+    if (rows.length === 0) throw new DatabaseUnavailable('the call returned no result row', { mayHaveCommitted: true })
+    return rows
   } catch (error) {
     if (error instanceof DatabaseUnavailable) throw error
-    if (CONNECTION_ERRORS.has((error as { code?: string }).code ?? '')) throw new DatabaseUnavailable(error)
-    throw error
+    const code = (error as { code?: string }).code ?? ''
+    if (error instanceof postgres.PostgresError && !SERVER_CONNECTION_ERROR.test(code)) throw error
+    throw new DatabaseUnavailable(error, { mayHaveCommitted: !CONNECT_ERRORS.has(code) })
   } finally {
     clearTimeout(timer)
   }
 }
 
+type BeginRow = {
+  verdict: string
+  key_mode: KeyMode
+  balance: string | null
+  credits_reserved: number
+  replay: Record<string, unknown> | null
+  retry_after: number | null
+}
+
 export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } = {}): BillingStore {
   const timeoutMs = options.timeoutMs ?? 10_000
-  return {
+
+  /** A begin abandoned at its time limit may still reserve later: that reservation is refunded when it lands. */
+  const refundIfReservedLate = (call: Promise<BeginRow[]>, tryOnId: string) => {
+    call
+      .then(([row]) => (row?.verdict === 'ok' ? billing.settle({ tryOnId, outcome: 'database_unavailable' }) : undefined))
+      // Unreachable again: the sweeper returns the credits after its TTL.
+      .catch(() => {})
+  }
+
+  const billing: BillingStore = {
     async authorize(keyHash, origin) {
-      const [row] = await bounded(timeoutMs, () => sql<{ verdict: KeyVerdict }[]>`
+      const [row] = await bounded(timeoutMs, sql<{ verdict: KeyVerdict }[]>`
         select verdict from tryon.authorize_api_key(decode(${toHex(keyHash)}, 'hex'), ${origin})`)
       return row.verdict
     },
 
     async begin(request) {
       const idempotency = request.idempotency
+      const call = sql<BeginRow[]>`
+        select verdict, key_mode, balance, credits_reserved, replay, retry_after
+          from tryon.begin_tryon(
+            decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
+            ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
+            ${request.locale ?? null}, ${idempotency?.key ?? null},
+            ${idempotency ? sql`decode(${toHex(idempotency.requestHash)}, 'hex')` : null},
+            ${request.clientHash ? sql`decode(${toHex(request.clientHash)}, 'hex')` : null},
+            ${request.now ? request.now.toISOString() : null}::timestamptz)`
       let row
       try {
-        ;[row] = await bounded(timeoutMs, () => sql<{ verdict: string; key_mode: KeyMode; balance: string | null; credits_reserved: number; replay: Record<string, unknown> | null }[]>`
-          select verdict, key_mode, balance, credits_reserved, replay
-            from tryon.begin_tryon(
-              decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
-              ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
-              ${request.locale ?? null}, ${idempotency?.key ?? null},
-              ${idempotency ? sql`decode(${toHex(idempotency.requestHash)}, 'hex')` : null})`)
+        ;[row] = await bounded(timeoutMs, call)
       } catch (error) {
         // Two requests claimed the same idempotency key at once: the loser was rolled back whole.
         if ((error as { code?: string }).code === '40001' && idempotency) return { verdict: 'idempotency_in_progress' }
+        // The caller is told its credits come back; a reservation made after it gave up comes back at once.
+        if (error instanceof DatabaseUnavailable) refundIfReservedLate(call, request.tryOnId)
         throw error
       }
       const balance = Number(row.balance)
@@ -167,13 +219,17 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
         case 'idempotency_in_progress':
         case 'idempotency_mismatch':
           return { verdict: row.verdict }
+        case 'rate_limited':
+        case 'daily_cap_reached':
+        case 'free_deliveries_exhausted':
+          return { verdict: row.verdict, retryAfterSeconds: row.retry_after ?? 60 }
         default:
           return { verdict: row.verdict as Exclude<KeyVerdict, 'ok'> }
       }
     },
 
     async settle(request) {
-      const [row] = await bounded(timeoutMs, () => sql<
+      const [row] = await bounded(timeoutMs, sql<
         { settled: boolean; status: Settlement['status']; credits_charged: number; balance: string; short_id: string | null }[]
       >`
         select settled, status, credits_charged, balance, short_id
@@ -190,9 +246,10 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
     },
 
     async sweep(olderThanSeconds) {
-      const [row] = await bounded(timeoutMs, () => sql<{ refunded: number }[]>`
+      const [row] = await bounded(timeoutMs, sql<{ refunded: number }[]>`
         select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`)
       return row.refunded
     },
   }
+  return billing
 }

@@ -1,8 +1,10 @@
+import { encodeBase64 } from '../images/base64.ts'
 import { readImageHeader } from '../images/sniff.ts'
 import type { GeneratedImage, InputImage } from '../engine/types.ts'
 import { generateContent, inlineImagePart, readReply, replyText, type GeminiConfig } from '../engine/providers/gemini-wire.ts'
-import { excerpt, ProviderError, type RetryPolicy } from '../engine/providers/http.ts'
-import { prepareInput, type InputPolicy } from '../engine/providers/images.ts'
+import type { AccessTokenSource } from '../engine/providers/google-auth.ts'
+import { excerpt, ProviderError, requestJson, type JsonAnswer, type RetryPolicy } from '../engine/providers/http.ts'
+import { prepareInput, type InputPolicy, type PreparedImage } from '../engine/providers/images.ts'
 import type { ProviderRuntime } from '../engine/providers/runtime.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
 
@@ -11,74 +13,75 @@ export interface GeminiScorerConfig extends GeminiConfig {
   model: string
 }
 
+export interface VertexScorerConfig {
+  project: string
+  location: string
+  /** A Gemini model on Vertex AI, e.g. gemini-2.5-flash. */
+  model: string
+  /** https://{location}-aiplatform.googleapis.com unless a proxy or a test fake stands in. */
+  baseUrl?: string
+  tokens: AccessTokenSource
+}
+
 /** Three images in one request under Gemini's 20 MB inline limit, base64 included. */
 const SCORER_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], maxBytes: 4.5 * 1024 * 1024, maxLongSide: 2048 }
 /** A judge is optional: one quick retry, then the verdict stays open (trainScore null). */
 const SCORER_RETRY: RetryPolicy = { attempts: 2, baseDelayMs: 500, maxDelayMs: 2_000 }
+const TRAIN_LENGTHS = ['none', 'short', 'medium', 'long'] as const
 
 const RUBRIC = [
-  'You grade wedding-dress virtual try-on results.',
+  'You check wedding-dress virtual try-on results. Answer each question about the images literally; do not grade overall.',
   "Image 1 is the shopper's original photo. Image 2 is the product photo of the gown. Image 3 is the generated try-on.",
-  "Rate only how well image 3 renders the gown's train: fabric continuing from the skirt past the feet and spread on the floor, fully visible, unbroken and realistic.",
-  'trainScore 0: no train (the gown stops at or above the feet, or the picture is cropped above them). 0.5: a short, partial or implausible train. 1: a full train spread on the floor.',
-  'Answer with JSON only: {"trainScore": number between 0 and 1, "reason": short string}.',
+  'gownOnBody: in image 3, is the gown of image 2 worn on the person: bodice on the torso, skirt hanging from the waist over the legs (not floating, not beside the person, not on the head, not a slab of fabric on the floor)?',
+  'croppedAboveFeet: is image 3 cut off above the feet or the hem, so that the floor around the feet cannot be seen?',
+  "trainOnFloor: does fabric of the gown lie on the floor beyond the feet (a train), behind or around them?",
+  'trainContinuous: is that fabric one piece with the skirt, flowing out of the hem with no gap, seam or separate patch?',
+  "trainLength: how far that fabric reaches beyond the feet: none, short (under a tenth of the person's height), medium, or long (a quarter of the height or more).",
+  'samePerson: is image 3 the same person, pose and background as image 1?',
 ].join('\n')
 
-/**
- * The remote train scorer: a Gemini vision model judges the generated image and answers JSON. Any failure,
- * block or answer that is not a score in [0, 1] is `unavailable`, which the bridal pipeline delivers with
- * `trainScore: null` (charged, verdict open), as the spec requires.
- */
-export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: ProviderRuntime): TrainScorer {
-  const unavailable = (reason: string, detail: Record<string, unknown> = {}): ScoreOutcome => {
-    runtime.log({ level: 'warn', msg: 'gemini train judge unavailable', reason, ...detail })
-    return { kind: 'unavailable', reason: `gemini judge: ${reason}` }
-  }
-
-  return {
-    name: 'gemini',
-    async score({ result, person, garment, signal }): Promise<ScoreOutcome> {
-      try {
-        const generated = asInput(result)
-        if (!generated) return unavailable('the generated image could not be read')
-        const images = [prepareInput(person, 'userPhoto', SCORER_INPUT), prepareInput(garment, 'productImage', SCORER_INPUT), prepareInput(generated, 'userPhoto', SCORER_INPUT)]
-        const answer = await generateContent(runtime, config, {
-          provider: 'gemini-judge',
-          model: config.model,
-          signal,
-          attemptTimeoutMs: 30_000,
-          maxResponseBytes: 256 * 1024,
-          retry: SCORER_RETRY,
-          body: {
-            contents: [{ role: 'user', parts: [{ text: RUBRIC }, ...images.map(inlineImagePart)] }],
-            generationConfig: {
-              temperature: 0,
-              responseMimeType: 'application/json',
-              responseSchema: {
-                type: 'OBJECT',
-                properties: { trainScore: { type: 'NUMBER' }, reason: { type: 'STRING' } },
-                required: ['trainScore'],
-              },
-            },
-          },
-        })
-        if (answer.status !== 200) return unavailable(`HTTP ${answer.status}`, { provider: excerpt(answer.body) })
-        const reply = readReply(answer.body)
-        if (reply.kind === 'blocked') return unavailable(`blocked (${reply.reason})`)
-        const text = replyText(answer.body)
-        if (text === undefined) return unavailable('no text in the answer')
-        const score = scoreOf(text)
-        if (score === undefined) return unavailable('the answer is not a score in [0, 1]', { answer: excerpt(text) })
-        return { kind: 'scored', score }
-      } catch (error) {
-        return unavailable(error instanceof ProviderError ? error.kind : 'unexpected error', { error: error instanceof Error ? error.message : String(error) })
-      }
-    },
-  }
+/** The answers the judge must give, as a responseSchema (an OpenAPI subset: types in upper case). */
+const ANSWER_SCHEMA = {
+  type: 'OBJECT',
+  properties: {
+    gownOnBody: { type: 'BOOLEAN' },
+    croppedAboveFeet: { type: 'BOOLEAN' },
+    trainOnFloor: { type: 'BOOLEAN' },
+    trainContinuous: { type: 'BOOLEAN' },
+    trainLength: { type: 'STRING', enum: [...TRAIN_LENGTHS] },
+    samePerson: { type: 'BOOLEAN' },
+    reason: { type: 'STRING' },
+  },
+  required: ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson'],
+  propertyOrdering: ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson', 'reason'],
 }
 
-/** `{"trainScore": 0.8}`, possibly wrapped in a ```json fence; anything else is no score. */
-export function scoreOf(text: string): number | undefined {
+export interface JudgeAnswers {
+  gownOnBody: boolean
+  croppedAboveFeet: boolean
+  trainOnFloor: boolean
+  trainContinuous: boolean
+  trainLength: (typeof TRAIN_LENGTHS)[number]
+  samePerson: boolean
+}
+
+/**
+ * The train score, computed from the judge's answers (never a number the judge made up): a gown not on the
+ * body or a picture cropped above the feet has no train to speak of (0, refunded); no fabric on the floor is
+ * a train not rendered; a train scores by its length, held down when it is not one piece with the skirt or
+ * the person was not kept.
+ */
+export function scoreFromAnswers(a: JudgeAnswers): number {
+  if (!a.gownOnBody || a.croppedAboveFeet) return 0
+  if (!a.trainOnFloor || a.trainLength === 'none') return 0.1
+  let score = a.trainLength === 'long' ? 0.95 : a.trainLength === 'medium' ? 0.8 : 0.6
+  if (!a.trainContinuous) score = Math.min(score, 0.3)
+  if (!a.samePerson) score = Math.min(score, 0.4)
+  return score
+}
+
+/** The answers in a reply (possibly in a ```json fence); undefined unless every required answer has its type. */
+export function answersOf(text: string): JudgeAnswers | undefined {
   const json = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '')
   let parsed: unknown
   try {
@@ -86,8 +89,110 @@ export function scoreOf(text: string): number | undefined {
   } catch {
     return undefined
   }
-  const score = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).trainScore : undefined
-  return typeof score === 'number' && Number.isFinite(score) && score >= 0 && score <= 1 ? score : undefined
+  if (typeof parsed !== 'object' || parsed === null) return undefined
+  const r = parsed as Record<string, unknown>
+  const flags = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'samePerson'] as const
+  if (flags.some((flag) => typeof r[flag] !== 'boolean')) return undefined
+  if (!TRAIN_LENGTHS.includes(r.trainLength as JudgeAnswers['trainLength'])) return undefined
+  return r as unknown as JudgeAnswers
+}
+
+/** The three images and the questions, with the answers' schema: one request body for either endpoint. */
+function judgeRequest(images: PreparedImage[], part: (image: PreparedImage) => Record<string, unknown>) {
+  return {
+    contents: [{ role: 'user', parts: [{ text: RUBRIC }, ...images.map(part)] }],
+    generationConfig: { temperature: 0, responseMimeType: 'application/json', responseSchema: ANSWER_SCHEMA },
+  }
+}
+
+type Transport = (body: (part: (image: PreparedImage) => Record<string, unknown>) => unknown, signal?: AbortSignal) => Promise<JsonAnswer>
+
+function createJudge(name: string, runtime: ProviderRuntime, part: (image: PreparedImage) => Record<string, unknown>, send: Transport): TrainScorer {
+  const unavailable = (reason: string, detail: Record<string, unknown> = {}): ScoreOutcome => {
+    runtime.log({ level: 'warn', msg: `${name} train judge unavailable`, reason, ...detail })
+    return { kind: 'unavailable', reason: `${name} judge: ${reason}` }
+  }
+  return {
+    name,
+    async score({ result, person, garment, signal }): Promise<ScoreOutcome> {
+      try {
+        const generated = asInput(result)
+        if (!generated) return unavailable('the generated image could not be read')
+        const images = [prepareInput(person, 'userPhoto', SCORER_INPUT), prepareInput(garment, 'productImage', SCORER_INPUT), prepareInput(generated, 'userPhoto', SCORER_INPUT)]
+        const answer = await send((p) => judgeRequest(images, p), signal)
+        if (answer.status !== 200) return unavailable(`HTTP ${answer.status}`, { provider: excerpt(answer.body) })
+        const reply = readReply(answer.body)
+        if (reply.kind === 'blocked') return unavailable(`blocked (${reply.reason})`)
+        const text = replyText(answer.body)
+        if (text === undefined) return unavailable('no text in the answer')
+        const answers = answersOf(text)
+        if (!answers) return unavailable('the answer does not follow the schema', { answer: excerpt(text) })
+        runtime.log({ level: 'info', msg: `${name} train judge answered`, ...answers })
+        return { kind: 'scored', score: scoreFromAnswers(answers) }
+      } catch (error) {
+        return unavailable(error instanceof ProviderError ? error.kind : 'unexpected error', { error: error instanceof Error ? error.message : String(error) })
+      }
+    },
+  }
+}
+
+/**
+ * The judge on the Gemini API (generateContent with an API key): a vision model answers the questions in
+ * JSON, constrained by responseMimeType application/json and a responseSchema
+ * (ai.google.dev/gemini-api/docs/structured-output). Any failure, block or answer off the schema is
+ * `unavailable`: trainScore null, charged in full as the spec requires.
+ */
+export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: ProviderRuntime): TrainScorer {
+  return createJudge('gemini', runtime, inlineImagePart, (body, signal) =>
+    generateContent(runtime, config, {
+      provider: 'gemini-judge',
+      model: config.model,
+      signal,
+      attemptTimeoutMs: 30_000,
+      maxResponseBytes: 256 * 1024,
+      retry: SCORER_RETRY,
+      body: body(inlineImagePart),
+    }),
+  )
+}
+
+/**
+ * The same judge on Gemini in Vertex AI, for deployments that have a Vertex service account (the one the
+ * Virtual Try-On model uses) and no Gemini API key. Vertex AI serves Gemini at
+ * POST https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent
+ * (aiplatform.googleapis.com without a region prefix for location `global`), with an OAuth bearer token of
+ * the cloud-platform scope; the request and answer bodies are the Gemini API's, parts written in camelCase
+ * (inlineData.mimeType) as its reference shows
+ * (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference).
+ */
+export function createVertexTrainScorer(config: VertexScorerConfig, runtime: ProviderRuntime): TrainScorer {
+  const url = vertexGenerateContentUrl(config)
+  const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: encodeBase64(image.bytes) } })
+  return createJudge('vertex', runtime, part, async (body, signal) => {
+    const call = async () =>
+      requestJson(runtime, {
+        provider: 'vertex-judge',
+        url,
+        method: 'POST',
+        headers: { authorization: `Bearer ${await config.tokens.token(signal)}` },
+        body: body(part),
+        signal,
+        attemptTimeoutMs: 30_000,
+        maxResponseBytes: 256 * 1024,
+        retry: SCORER_RETRY,
+      })
+    const answer = await call()
+    if (answer.status !== 401) return answer
+    // A cached token revoked or expired early: one fresh exchange, then the answer stands.
+    config.tokens.invalidate()
+    return call()
+  })
+}
+
+export function vertexGenerateContentUrl(config: Pick<VertexScorerConfig, 'project' | 'location' | 'model' | 'baseUrl'>): string {
+  const host = config.location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${config.location}-aiplatform.googleapis.com`
+  const base = (config.baseUrl ?? host).replace(/\/+$/, '')
+  return `${base}/v1/projects/${encodeURIComponent(config.project)}/locations/${encodeURIComponent(config.location)}/publishers/google/models/${encodeURIComponent(config.model)}:generateContent`
 }
 
 function asInput(image: GeneratedImage): InputImage | undefined {

@@ -1,57 +1,89 @@
 import type { InputImage, TrainSpec } from '../engine/types.ts'
-import { decodeImage, ImageDecodeError } from '../engine/local/codecs/index.ts'
-import { LONG_DRESS_RATIO } from '../engine/local/fit.ts'
+import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
+import type { GarmentShape } from '../engine/local/garment-shape.ts'
+import { analyseShopper, shopperPixels } from '../engine/local/index.ts'
+import type { BodyLayout } from '../engine/local/person.ts'
 import { downscaleToFit } from '../engine/local/resize.ts'
-import type { PretreatmentOutcome, TrainPretreatment } from './ports.ts'
+import { padWithFloor } from './floor-room.ts'
+import type { PretreatmentOutcome, TrainGuidance, TrainPretreatment } from './ports.ts'
 
 /** The gown's shape is measured on a small copy: a silhouette needs no detail. */
 const ANALYSIS_SIDE = 256
 
-/** The gown's outline, in proportions of the product photo (independent of its resolution). */
-export interface GownSilhouette {
-  /** Length over the width across the shoulders: at LONG_DRESS_RATIO or more the gown reaches the floor. */
-  lengthOverTop: number
-  /** Hem width over length: how much the skirt flares; a gown photographed with its train spread is wide. */
-  flare: number
-}
+/** Each engine's way of taking a train (see TrainGuidance); an unknown engine is taken to accept none. */
+export const TRAIN_GUIDANCE: Record<string, TrainGuidance> = { local: 'draws', gemini: 'prompt', fashn: 'none', vertex: 'none' }
 
-export function measureGown(cutout: GarmentCutout): GownSilhouette {
-  const { height } = cutout.image
-  const hemWidths: number[] = []
-  for (let y = Math.floor(height * 0.94); y < height; y++) hemWidths.push(cutout.right[y] - cutout.left[y])
-  hemWidths.sort((a, b) => a - b)
-  const hemWidth = hemWidths[hemWidths.length >> 1] ?? 0
-  return { lengthOverTop: height / Math.max(1, cutout.topWidth), flare: hemWidth / Math.max(1, height) }
+/**
+ * The train a gown of this shape gets, from how its train lies in the product photo: as long beyond the
+ * hem as the photo shows it against the gown's length, and as wide as it spreads beyond the skirt's flare.
+ */
+export function trainFor(shape: GarmentShape): TrainSpec {
+  const gownLength = Math.max(1, shape.hemRow - shape.top)
+  const beyondHem = Math.max(0, shape.bottom - shape.hemRow) / gownLength
+  return { length: clamp(0.08 + 0.6 * beyondHem, 0.12, 0.25), spread: clamp(shape.flareBeyondTrend, 1.4, 2.2) }
 }
 
 /**
- * The train a gown of this shape gets: a floor-length gown's hem is extended on the floor, longer and wider
- * the more its skirt flares (sized here against the wearer's height; the engine scales it to the photo).
- * A hem above the ankles (a short dress, a top) has no train: length 0.
+ * The embedded pre-treatment, for an engine that takes a train as `guidance`. It finds the gown in its
+ * product photo and reads its train; a garment with no train (a top, trousers, a short or floor-length dress
+ * without one), or one that cannot be cut out cleanly, is `unavailable`: a standard try-on at 1 credit.
+ * It then checks that the shopper photo can take a train: with the feet out of the photo there is no floor
+ * to lay it on and no engine should invent the legs (`unavailable`); with the feet too near the bottom edge
+ * the photo is padded with floor, so the train fits in the picture. An engine that draws the train also needs
+ * the person found; one that is only asked is left to read a photo our analysis cannot.
  */
-export function trainFor(silhouette: GownSilhouette): TrainSpec {
-  if (silhouette.lengthOverTop < LONG_DRESS_RATIO) return { length: 0, spread: 1 }
-  return { length: clamp(0.3 * silhouette.flare - 0.08, 0.03, 0.16), spread: clamp(1 + silhouette.flare, 1.2, 2) }
-}
-
-/** The embedded pre-treatment: finds the gown in its product photo and derives its train from its silhouette. */
-export function createLocalPretreatment(): TrainPretreatment {
+export function createLocalPretreatment(options: { guidance?: TrainGuidance } = {}): TrainPretreatment {
+  const guidance = options.guidance ?? 'draws'
   return {
     name: 'local',
-    async prepare({ garment }): Promise<PretreatmentOutcome> {
+    async prepare({ person, garment, decodeBudget }): Promise<PretreatmentOutcome> {
       let cutout: GarmentCutout
+      let shopper: RgbaImage
       try {
-        cutout = extractGarment(downscaleToFit(decodeImage(garment.bytes, garment.format, { minLongSide: ANALYSIS_SIDE }), ANALYSIS_SIDE))
+        const pixels = decodeImage(garment.bytes, garment.format, { minLongSide: ANALYSIS_SIDE, expected: garment, budget: decodeBudget })
+        cutout = extractGarment(downscaleToFit(pixels, ANALYSIS_SIDE))
+        shopper = shopperPixels(person, undefined, decodeBudget)
       } catch (error) {
-        // The engine reports an undecodable image as a 400; here it only means there is no gown to measure.
-        if (error instanceof ImageDecodeError) return { kind: 'unavailable', reason: 'the product image could not be decoded' }
+        // The engine reports an undecodable image as a 400; here it only means there is nothing to measure.
+        if (error instanceof ImageDecodeError) return { kind: 'unavailable', reason: 'an image could not be decoded' }
         throw error
       }
-      if (!cutout.separated) return { kind: 'unavailable', reason: 'no gown stands out from the product photo background' }
-      return { kind: 'prepared', garment, train: trainFor(measureGown(cutout)) }
+      if (cutout.separated && cutout.hasLegs) return { kind: 'unavailable', reason: 'the garment has no train to render', category: 'bottom' }
+      if (!cutout.separated || !cutout.shape) return { kind: 'unavailable', reason: 'no gown could be cut cleanly out of the product photo' }
+      // A top, trousers or a short dress has no train to render: a standard try-on at 1 credit, never a free image.
+      if (!cutout.shape.hasTrain) {
+        const dress = cutout.shape.lengthOverBodice >= 2 && cutout.shape.skirtOverBodice >= 1
+        return { kind: 'unavailable', reason: 'the garment has no train to render', category: dress ? 'dress' : 'unknown' }
+      }
+      const train = trainFor(cutout.shape)
+
+      const { small, body } = analyseShopper(shopper)
+      const footing = footingOf(body)
+      // An engine that draws the train needs to know where the feet are; one we only ask is guided by our
+      // reading of the photo where it is sure, and left to read the photo itself where not.
+      if (footing === 'no-feet' || (footing === 'no-body' && guidance === 'draws')) return { kind: 'unavailable', reason: FOOTING[footing] }
+      if (footing === 'no-body') return { kind: 'prepared', garment, train }
+      const room = (small.height - 1 - body.floorY) / body.figureHeight
+      const wanted = train.length + 0.02
+      if (room >= wanted) return { kind: 'prepared', garment, train }
+      const rows = Math.ceil(((wanted - room) * body.figureHeight * person.height) / small.height)
+      return { kind: 'prepared', garment, train, person: padWithFloor(person, rows) }
     },
   }
+}
+
+type Footing = 'ok' | 'no-body' | 'no-feet'
+
+const FOOTING: Record<Exclude<Footing, 'ok'>, string> = {
+  'no-body': 'no person was found in the shopper photo',
+  'no-feet': 'the feet are not in the shopper photo',
+}
+
+function footingOf(body: BodyLayout): Footing {
+  if (!body.found) return 'no-body'
+  if (!body.feetVisible) return 'no-feet'
+  return 'ok'
 }
 
 function clamp(v: number, lo: number, hi: number): number {

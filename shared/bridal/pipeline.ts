@@ -1,9 +1,10 @@
+import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf } from '../engine/outcome.ts'
 import type { GeneratedImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import { ApiError } from '../http/errors.ts'
 import type { Scenario } from '../http/request.ts'
 import type { Logger } from '../deps.ts'
-import type { BridalSteps, ScoreOutcome } from './ports.ts'
+import type { BridalSteps, PretreatmentOutcome, ScoreOutcome } from './ports.ts'
 
 /** Why a wedding-dress try-on was billed as it was; also the outcome its settlement is recorded under. */
 export type BridalReason = 'train_rendered' | 'train_score_low' | 'score_unavailable' | 'train_pretreatment_unavailable'
@@ -25,9 +26,10 @@ export const BRIDAL_UNAVAILABLE_MESSAGE =
 
 /**
  * Wedding-dress mode: pre-treat the gown, generate with its train, score the train, and decide.
- * A pre-treatment that is unavailable gives the gown without a train; one that crashes stops everything
- * before generation (503). A scorer that is unavailable or fails leaves the verdict open (score null).
- * Engine failures become their usual errors; the caller refunds them.
+ * A pre-treatment that is unavailable (or finds no train to render: a top, trousers, a short dress) gives the
+ * garment without a train at 1 credit; the refund row is for gowns whose train the engine failed to render.
+ * A pre-treatment that crashes stops everything before generation (503). A scorer that is unavailable or
+ * fails leaves the verdict open (score null). Engine failures become their usual errors; the caller refunds them.
  */
 export async function generateWithTrain(
   engine: TryOnEngine,
@@ -35,24 +37,33 @@ export async function generateWithTrain(
   request: TryOnRequest,
   options: { threshold: number; log: Logger; tryOnId: string },
 ): Promise<BridalGeneration> {
-  const { person, garment, signal } = request
-  let prepared
+  const { person, garment, signal, decodeBudget } = request
+  let prepared: PretreatmentOutcome
   try {
-    prepared = await steps.pretreatment.prepare({ person, garment, signal })
+    prepared = await steps.pretreatment.prepare({ person, garment, signal, decodeBudget })
   } catch (error) {
-    if (signal?.aborted) throw error
+    // A deadline, or a refusal that is not a crash (the service is busy): the caller's to answer.
+    if (signal?.aborted || error instanceof ApiError) throw error
     options.log({ level: 'error', msg: 'bridal pre-treatment crashed', tryOnId: options.tryOnId, step: steps.pretreatment.name, error: describe(error) })
     throw new ApiError('bridal_preprocessing_failed', BRIDAL_UNAVAILABLE_MESSAGE)
   }
 
+  // A train of no length is nothing to render: the same row as a pre-treatment that cannot run (1 credit).
+  if (prepared.kind === 'prepared' && !(prepared.train.length > 0)) prepared = { kind: 'unavailable', reason: 'the pre-treatment prepared no train' }
   if (prepared.kind === 'unavailable') {
     options.log({ level: 'warn', msg: 'train pre-treatment unavailable; the gown is tried on without a train', tryOnId: options.tryOnId, reason: prepared.reason })
-    const image = generatedImageOf(await engine.generate(request))
+    // A garment that is no gown is tried on as what it is: the caller's hint, else what the pre-treatment read
+    // it as, else the engine's own reading.
+    const read = prepared.category === 'unknown' ? undefined : prepared.category
+    const asWhatItIs = prepared.category ? { ...request, category: garmentCategoryOf(request.clothingType, 'standard') ?? read } : request
+    const image = generatedImageOf(await engine.generate(asWhatItIs))
     return { image, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } }
   }
 
-  const image = generatedImageOf(await engine.generate({ ...request, garment: prepared.garment, train: prepared.train }))
-  const scored = await scoreSafely(steps, { result: image, person, garment, signal }, options)
+  // A photo the pre-treatment gave floor room is the one generated from and judged against.
+  const shopper = prepared.person ?? person
+  const image = generatedImageOf(await engine.generate({ ...request, person: shopper, garment: prepared.garment, train: prepared.train }))
+  const scored = await scoreSafely(steps, { result: image, person: shopper, garment, signal, decodeBudget }, options)
   if (scored.kind === 'unavailable') return { image, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } }
   const trainScore = roundScore(scored.score)
   const applied = trainScore >= options.threshold

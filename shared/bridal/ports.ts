@@ -1,4 +1,5 @@
-import type { GeneratedImage, InputImage, TrainSpec } from '../engine/types.ts'
+import type { DecodeBudget } from '../engine/local/codecs/raster.ts'
+import type { GarmentCategory, GeneratedImage, InputImage, TrainSpec } from '../engine/types.ts'
 
 /**
  * Train pre-treatment: reads the gown from the product image and prepares what the engine needs to render
@@ -7,12 +8,24 @@ import type { GeneratedImage, InputImage, TrainSpec } from '../engine/types.ts'
  */
 export interface TrainPretreatment {
   readonly name: string
-  prepare(request: { person: InputImage; garment: InputImage; signal?: AbortSignal }): Promise<PretreatmentOutcome>
+  prepare(request: { person: InputImage; garment: InputImage; signal?: AbortSignal; decodeBudget?: DecodeBudget }): Promise<PretreatmentOutcome>
 }
 
 export type PretreatmentOutcome =
-  | { kind: 'prepared'; garment: InputImage; train: TrainSpec }
-  | { kind: 'unavailable'; reason: string }
+  /** `person`, when given, replaces the shopper photo for generation and scoring (e.g. padded with floor room). */
+  | { kind: 'prepared'; garment: InputImage; train: TrainSpec; person?: InputImage }
+  /**
+   * `category`: what the garment was read as when it has no train at all (a short or plain floor-length dress,
+   * trousers; undefined for a top or anything unclear): it is tried on as that, not forced into a gown.
+   */
+  | { kind: 'unavailable'; reason: string; category?: GarmentCategory | 'unknown' }
+
+/**
+ * What an engine does with a train (README "What the pre-treatment supplies, per engine"):
+ * `draws` renders it from the TrainSpec (local); `prompt` is asked for it in words, sized from the TrainSpec
+ * (Gemini); `none` takes no guidance at all and renders the gown as its product photo shows it (FASHN, Vertex).
+ */
+export type TrainGuidance = 'draws' | 'prompt' | 'none'
 
 /**
  * Train scorer: how well the generated image shows a train, in [0, 1]. `unavailable` (or a thrown error)
@@ -20,7 +33,7 @@ export type PretreatmentOutcome =
  */
 export interface TrainScorer {
   readonly name: string
-  score(request: { result: GeneratedImage; person: InputImage; garment: InputImage; signal?: AbortSignal }): Promise<ScoreOutcome>
+  score(request: { result: GeneratedImage; person: InputImage; garment: InputImage; signal?: AbortSignal; decodeBudget?: DecodeBudget }): Promise<ScoreOutcome>
 }
 
 export type ScoreOutcome = { kind: 'scored'; score: number } | { kind: 'unavailable'; reason: string }

@@ -1,4 +1,5 @@
 import type { DecodedImageInfo } from '../images/types.ts'
+import type { DecodeBudget } from './local/codecs/raster.ts'
 
 /** What an engine is asked to dress the person in. `undefined` lets the engine guess from the garment. */
 export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
@@ -34,6 +35,10 @@ export interface TryOnRequest {
   /** Wedding-dress mode: render this train below the hem (engines without train support ignore it). */
   train?: TrainSpec
   signal?: AbortSignal
+  /** Milliseconds until `signal` aborts, when known: lets an adapter skip a wait it could not finish. */
+  remainingMs?: () => number
+  /** Decoded pixels this request may still allocate, shared by every step that decodes its images. */
+  decodeBudget?: DecodeBudget
 }
 
 /**
@@ -44,7 +49,8 @@ export type EngineOutcome =
   | { kind: 'generated'; image: GeneratedImage }
   | { kind: 'rejected'; reason: string }
   | { kind: 'invalid_input'; reason: string }
-  | { kind: 'failed'; reason: string }
+  /** `outage`: the provider could not be reached, timed out or answered 429/5xx (what a circuit breaker counts). */
+  | { kind: 'failed'; reason: string; outage?: boolean }
 
 export interface TryOnEngine {
   readonly name: string

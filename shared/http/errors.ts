@@ -14,11 +14,16 @@ export const errorStatus = {
   payload_too_large: 413,
   idempotency_key_reused: 422,
   ai_content_rejected: 422,
+  rate_limited: 429,
+  daily_cap_reached: 429,
+  free_deliveries_exhausted: 429,
   internal_error: 500,
   generation_failed: 500,
   storage_failed: 500,
   database_unavailable: 500,
+  settlement_unknown: 500,
   bridal_preprocessing_failed: 503,
+  service_busy: 503,
 } as const
 
 export type ErrorCode = keyof typeof errorStatus
@@ -63,6 +68,27 @@ export const authenticationRequired = () =>
 
 export const insufficientCredits = () => new ApiError('insufficient_credits', INSUFFICIENT_CREDITS)
 
+/** The messages of the abuse limits' 429s; every one carries Retry-After and charges nothing. */
+export const LIMIT_MESSAGES = {
+  rate_limited: 'Too many try-ons from this key or from your address; retry after the number of seconds in Retry-After. Nothing was charged.',
+  daily_cap_reached: 'This key has reached its daily credit limit; retry after the number of seconds in Retry-After. Nothing was charged.',
+  free_deliveries_exhausted:
+    'This key has had as many refunded wedding-dress results today as it may; wedding-dress try-ons resume after the number of seconds in Retry-After. Nothing was charged.',
+} as const
+
+export function limitExceeded(code: keyof typeof LIMIT_MESSAGES, retryAfterSeconds: number): ApiError {
+  return new ApiError(code, LIMIT_MESSAGES[code], { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
+}
+
 export function databaseUnavailable(): ApiError {
   return new ApiError('database_unavailable', 'The service is temporarily unavailable. Credits held for this request are returned automatically; you may retry.')
+}
+
+/** A settlement may have committed and the database could not be asked again (DESIGN.md §4, issue 19). */
+export function settlementUnknown(tryOnId: string): ApiError {
+  return new ApiError(
+    'settlement_unknown',
+    `The service could not confirm whether try-on ${tryOnId} was charged. Retry with the same Idempotency-Key: ` +
+      'you get its result if it was charged; otherwise its credits are returned automatically and the retry runs again.',
+  )
 }

@@ -2,7 +2,7 @@ import { isIpLiteral, isLocalHostname, isPublicAddress } from './address.ts'
 import { untilAborted } from '../abort.ts'
 import { readCapped } from '../http/read-capped.ts'
 
-export type ImageFetcher = (url: URL, options: { maxBytes: number; signal?: AbortSignal }) => Promise<Uint8Array>
+export type ImageFetcher = (url: URL, options: { maxBytes: number; signal?: AbortSignal; timeoutMs?: number }) => Promise<Uint8Array>
 
 export type ImageFetchFailure =
   | 'scheme'
@@ -52,7 +52,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const ACCEPT = 'image/jpeg, image/png, image/webp;q=0.9, */*;q=0.1'
 
 export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
-  const { resolveHost, allowPrivateHosts = false, timeoutMs = 10_000, maxRedirects = 3 } = options
+  const { resolveHost, allowPrivateHosts = false, maxRedirects = 3 } = options
   const platformFetch = options.fetch
 
   async function checkDestination(url: URL, signal: AbortSignal): Promise<void> {
@@ -106,7 +106,7 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
     }
   }
 
-  return async (url, { maxBytes, signal }) => {
+  return async (url, { maxBytes, signal, timeoutMs = options.timeoutMs ?? 10_000 }) => {
     if (signal?.aborted) throw new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal.reason })
     const deadline = new AbortController()
     const timer = setTimeout(

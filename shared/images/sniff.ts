@@ -48,6 +48,13 @@ function readPng(bytes: Uint8Array): DecodedImageInfo | null {
   const width = uint32BE(bytes, 16)
   const height = uint32BE(bytes, 20)
   if (width > PNG_MAX_DIMENSION || height > PNG_MAX_DIMENSION) return null
+  // A second IHDR would give the decoder another size than the one checked here: such a file is refused.
+  for (let pos = 33; pos + 8 <= bytes.length; ) {
+    const type = fourCC(bytes, pos + 4)
+    if (type === 'IHDR') return null
+    if (type === 'IEND') break
+    pos += 12 + uint32BE(bytes, pos)
+  }
   return info('png', width, height)
 }
 
@@ -76,11 +83,25 @@ function readJpeg(bytes: Uint8Array): DecodedImageInfo | null {
     if (isStartOfFrame(marker)) {
       // length (2), sample precision (1), height (2), width (2)
       if (segmentLength < 7 || offset + 7 > bytes.length) return null
-      return info('jpeg', uint16BE(bytes, offset + 5), uint16BE(bytes, offset + 3))
+      const frame = info('jpeg', uint16BE(bytes, offset + 5), uint16BE(bytes, offset + 3))
+      return frame && soleFrame(bytes, offset + segmentLength) ? frame : null
     }
     offset += segmentLength
   }
   return null
+}
+
+/** No second frame header between the first and the first scan: a decoder could take its size instead. */
+function soleFrame(bytes: Uint8Array, offset: number): boolean {
+  while (offset + 4 <= bytes.length && bytes[offset] === 0xff) {
+    while (offset < bytes.length && bytes[offset] === 0xff) offset++
+    const marker = bytes[offset++]
+    if (isStartOfFrame(marker) || marker === 0xdc) return false
+    if (marker === 0xda || marker === 0xd9) return true
+    if (isStandalone(marker)) continue
+    offset += uint16BE(bytes, offset)
+  }
+  return true
 }
 
 function readWebp(bytes: Uint8Array): DecodedImageInfo | null {
@@ -99,7 +120,20 @@ function readWebp(bytes: Uint8Array): DecodedImageInfo | null {
   }
   if (chunk === 'VP8X') {
     if (bytes.length < 30) return null
-    return info('webp', uint24LE(bytes, 24) + 1, uint24LE(bytes, 27) + 1)
+    const canvas = info('webp', uint24LE(bytes, 24) + 1, uint24LE(bytes, 27) + 1)
+    return canvas && stillFrameFits(bytes, canvas) ? canvas : null
   }
   return null
+}
+
+/** A still extended WebP's bitstream must be the size of its canvas; the decoder would allocate for the bitstream's. */
+function stillFrameFits(bytes: Uint8Array, canvas: DecodedImageInfo): boolean {
+  if ((bytes[20] & 0x02) !== 0) return true // animated: the decoder checks each frame against the canvas
+  for (let pos = 30; pos + 8 <= bytes.length; pos += 8 + uint32LE(bytes, pos + 4) + (uint32LE(bytes, pos + 4) & 1)) {
+    const chunk = fourCC(bytes, pos)
+    if (chunk !== 'VP8 ' && chunk !== 'VP8L') continue
+    const frame = readWebp(Uint8Array.of(...bytes.subarray(0, 12), ...bytes.subarray(pos, pos + 18)))
+    return frame !== null && frame.width === canvas.width && frame.height === canvas.height
+  }
+  return true
 }

@@ -5,12 +5,14 @@ import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, withScenario } from '../engine/outcome.ts'
 import type { GeneratedImage, InputImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
-import { DatabaseUnavailable } from '../billing/store.ts'
-import { ApiError, databaseUnavailable } from '../http/errors.ts'
+import { DatabaseUnavailable, type Settlement } from '../billing/store.ts'
+import { ApiError, databaseUnavailable, settlementUnknown } from '../http/errors.ts'
 import type { TryOnInput } from '../http/request.ts'
 import { intakeImage } from '../images/intake.ts'
+import { createDecodeBudget } from '../engine/local/codecs/raster.ts'
 import { resultPath } from '../storage/result-store.ts'
 import { raceDeadline } from './deadline.ts'
+import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 export interface TryOnJob {
   tryOnId: string
@@ -45,6 +47,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
   // A timer cleared when the request ends, rather than AbortSignal.timeout's, which lives on for the full limit.
   const limit = new AbortController()
   const timer = setTimeout(() => limit.abort(new DOMException('the try-on deadline passed', 'TimeoutError')), deps.config.generationTimeoutMs)
+  const endsAt = Date.now() + deps.config.generationTimeoutMs
   const deadline = limit.signal
   const durationsMs: Record<string, number> = {}
   const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
@@ -55,6 +58,9 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       durationsMs[step] = Math.round(performance.now() - started)
     }
   }
+  let delivered: Delivered | undefined
+  // From here on a charge may have committed, so a failure can no longer be answered "nothing was charged".
+  let chargeSent = false
   const context = { tryOnId: job.tryOnId, requestId: job.requestId, productKind: job.input.productKind, keyMode: job.keyMode }
   try {
     const [person, garment] = await timed('intake', () => intakeBoth(deps, job.input, deadline))
@@ -65,6 +71,8 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       clothingType: job.input.clothingType,
       locale: job.input.locale,
       signal: deadline,
+      remainingMs: () => endsAt - Date.now(),
+      decodeBudget: createDecodeBudget(deps.config.maxDecodedPixelsPerRequest),
     }
     const forcedEngine = bounded(withScenario(engine, job.input.scenario), deadline)
     const generation = await timed('generate', () =>
@@ -73,9 +81,11 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
     const resultUrl = await timed('store', () => storeResult(deps, path, generation.image))
+    delivered = { resultUrl, bridal: generation.bridal }
+    chargeSent = true
     const producedBy = generation.image.engine ?? engine.name
     const settlement = await timed('settle', () =>
-      deps.billing.settle({
+      settleResolvingLostReplies(deps.billing, {
         tryOnId: job.tryOnId,
         outcome: generation.outcome,
         shortId: deps.ids.shortId(),
@@ -83,29 +93,65 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
         // A fallback chain records the engine that actually produced the image.
         engine: producedBy,
         response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
-      }),
+      }, deps.config.settlementRetry),
     )
+    // Swept while its settlement was lost (only past the sweeper's TTL): refunded, so not delivered.
+    if (settlement.status !== 'succeeded') throw new ApiError('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.')
     deps.log({
       level: 'info', msg: 'tryon', ...context, outcome: generation.outcome, creditsCharged: settlement.creditsCharged,
       engine: producedBy, trainScore: generation.bridal?.trainScore, durationsMs,
+      ...(settlement.retried > 0 && { settleRetries: settlement.retried }),
     })
-    return {
-      success: true,
-      tryOnId: job.tryOnId,
-      shortId: settlement.shortId,
-      resultUrl,
-      creditsRemaining: settlement.balance,
-      creditsCharged: settlement.creditsCharged,
-      ...(generation.bridal && { bridal: generation.bridal }),
-    }
+    return successOf(job.tryOnId, delivered, settlement)
   } catch (error) {
+    if (error instanceof SettlementUnknown) {
+      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: error.message, durationsMs })
+      throw settlementUnknown(job.tryOnId)
+    }
     const apiError = error instanceof ApiError ? error : unexpected(deps, job, error, deadline)
-    await timed('refund', () => refund(deps, job, apiError.code))
+    const refunded = await timed('refund', () => refund(deps, job, apiError.code))
+    if (refunded?.status === 'succeeded') {
+      // The charge had committed after all: the caller gets what it paid for, never "no credits were charged".
+      deps.log({ level: 'warn', msg: 'tryon', ...context, outcome: 'charged', creditsCharged: refunded.creditsCharged, chargedDespite: apiError.code, durationsMs })
+      if (delivered) return successOf(job.tryOnId, delivered, refunded)
+      throw chargedWithoutResult(job.tryOnId, refunded.creditsCharged)
+    }
+    if (!refunded && chargeSent) {
+      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: apiError.message, durationsMs })
+      throw settlementUnknown(job.tryOnId)
+    }
     deps.log({ level: apiError.status >= 500 ? 'error' : 'warn', msg: 'tryon', ...context, outcome: apiError.code, creditsCharged: 0, durationsMs })
     throw apiError
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** A stored result, once it exists: what a success answers with besides the settlement's figures. */
+interface Delivered {
+  resultUrl: string
+  bridal?: BridalVerdict
+}
+
+function successOf(tryOnId: string, delivered: Delivered, settlement: Settlement): TryOnSuccess {
+  return {
+    success: true,
+    tryOnId,
+    shortId: settlement.shortId,
+    resultUrl: delivered.resultUrl,
+    creditsRemaining: settlement.balance,
+    creditsCharged: settlement.creditsCharged,
+    ...(delivered.bridal && { bridal: delivered.bridal }),
+  }
+}
+
+/** Unreachable while only this request settles its try-on; kept so the answer could never claim a refund. */
+function chargedWithoutResult(tryOnId: string, credits: number): ApiError {
+  return new ApiError(
+    'internal_error',
+    `Try-on ${tryOnId} was charged ${credits} credit(s) but its result could not be returned. ` +
+      'Retry with the same Idempotency-Key to receive it, or contact support with this tryOnId.',
+  )
 }
 
 /** Both images are fetched or decoded at once; the first failure cancels the other. */
@@ -169,11 +215,16 @@ function unexpected(deps: Deps, job: TryOnJob, error: unknown, deadline: AbortSi
   return new ApiError('internal_error', 'Internal error. No credits were charged; you may retry.')
 }
 
-/** If even the refund fails (database down), the sweeper returns the credits after its TTL. */
-async function refund(deps: Deps, job: TryOnJob, outcome: string): Promise<void> {
+/**
+ * Returns the reservation, resolving a lost reply like a charge does. Undefined when the database could not
+ * be asked: nothing was charged (only a settlement with a delivered outcome charges), and the sweeper returns
+ * the credits after its TTL. A settlement whose status is 'succeeded' means an earlier charge had committed.
+ */
+async function refund(deps: Deps, job: TryOnJob, outcome: string): Promise<Settlement | undefined> {
   try {
-    await deps.billing.settle({ tryOnId: job.tryOnId, outcome })
+    return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {
     deps.log({ level: 'error', msg: 'refund failed; the sweeper will return the credits', tryOnId: job.tryOnId, requestId: job.requestId, error: String(error) })
+    return undefined
   }
 }

@@ -17,8 +17,12 @@ export interface Chromium {
   close(): Promise<void>
 }
 
-/** Headless Chromium on a new, empty profile, with nothing running in the background. */
-export async function launchChromium(): Promise<Chromium> {
+/**
+ * Headless Chromium on a new, empty profile, with nothing running in the background.
+ * `hostRules` maps host names to addresses (`--host-resolver-rules`, e.g. `MAP shop.example.com 127.0.0.1`);
+ * a page on such a host is served with a test certificate, which `hostRules` makes Chromium accept.
+ */
+export async function launchChromium(options: { hostRules?: string } = {}): Promise<Chromium> {
   await access(CHROMIUM_PATH, constants.X_OK).catch(() => {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: run \`apt-get install chromium\` (.ci/run does) or set CHROMIUM_PATH`)
   })
@@ -27,7 +31,9 @@ export async function launchChromium(): Promise<Chromium> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     viewport: { width: 1280, height: 900 },
+    ignoreHTTPSErrors: Boolean(options.hostRules),
     args: [
+      ...(options.hostRules ? [`--host-resolver-rules=${options.hostRules}`] : []),
       '--no-sandbox', // CI runs as root
       '--disable-gpu',
       '--disable-quic',

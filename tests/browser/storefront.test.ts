@@ -154,6 +154,21 @@ describe('storefront widget in Chromium, across origins', () => {
     expect(errors).toEqual([])
   })
 
+  it('tells the shopper, in French, that try-on is unavailable for now when the key has reached its daily cap', async () => {
+    const key = await createKey(stack.sql, { credits: 3 })
+    await stack.sql`select tryon.set_key_limits(${key.keyId}, '{"dailyCredits": 0}')`
+    const { page, errors } = await openShop({ apiKey: key.apiKey, locale: 'fr' })
+    const request = await tryOnWith(page, { open: 'Essayer', go: 'Créer mon essayage' })
+
+    await page.locator('tryon-button').getByRole('alert').getByText('L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.').waitFor()
+    const response = await request.response()
+    expect(response?.status()).toBe(429)
+    expect(Number(response?.headers()['retry-after'])).toBeGreaterThan(0)
+    expect(errorBodySchema.parse(JSON.parse((await page.locator('#json').textContent())!))).toMatchObject({ errorCode: 'daily_cap_reached' })
+    expect(await balanceOf(key)).toBe(3)
+    expect(errors).toEqual([])
+  })
+
   it('gives wedding-dress guidance and shows the train verdict and what was charged', async () => {
     const key = await createKey(stack.sql, { credits: 2 })
     const { page, errors } = await openShop({ apiKey: key.apiKey, productType: 'wedding-dress', scenario: 'train_score_low', locale: 'en' })

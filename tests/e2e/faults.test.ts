@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectDatabase, createPostgresBilling } from '../../shared/billing/store.ts'
+import { credentialFrom } from '../../shared/auth/api-key.ts'
 import type { TryOnEngine } from '../../shared/engine/types.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
 import { serverUrl } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { expectErrorBody, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -13,9 +16,10 @@ const body = {
 
 /** A response to a request that met a fault: a documented JSON error, never a hang or an HTML page. */
 function expectCleanFailure(res: ApiResponse) {
-  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(500)
-  expect(Object.keys(res.body).sort()).toEqual(['error', 'errorCode', 'success'])
-  expect(['database_unavailable', 'internal_error']).toContain(res.body.errorCode)
+  const context = JSON.stringify({ status: res.status, headers: Object.fromEntries(res.headers), body: res.body })
+  expect(res.status, context).toBeGreaterThanOrEqual(500)
+  expect(Object.keys(res.body).sort(), context).toEqual(['error', 'errorCode', 'success'])
+  expect(['database_unavailable', 'internal_error'], context).toContain(res.body.errorCode)
 }
 
 describe('database faults between the service and Postgres', () => {
@@ -42,7 +46,9 @@ describe('database faults between the service and Postgres', () => {
     proxy.setMode('up')
     const after = await post(key.apiKey)
     expect(after.status, JSON.stringify(after.body)).toBe(200)
-    expect(await t.balanceOf(key)).toBe(2)
+    // postgres.js may still send the refused call once it reconnects; a reservation it makes is refunded at once.
+    await eventually(async () => (await t.ledger(key)).reserved === 0)
+    expect(await t.ledger(key)).toEqual({ balance: 2, reserved: 0, ledgerBalance: 2, ledgerReserved: 0, heldByTryOns: 0 })
   })
 
   it('gives up after the database timeout when Postgres stops answering, then recovers', async () => {
@@ -91,43 +97,201 @@ describe('database faults between the service and Postgres', () => {
   })
 })
 
-describe('hanging steps', () => {
+describe('a settlement whose reply is lost', () => {
   let t: TestStack
-  const never = new Promise<never>(() => {})
+  let proxy: TcpProxy
+
+  beforeAll(async () => {
+    const target = new URL(serverUrl)
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    t = await startTestStack({ serviceDatabaseUrl: (url) => proxy.through(url), env: { TRYON_DATABASE_TIMEOUT_MS: '1500' } })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await proxy?.close()
+  })
+
+  const post = (apiKey: string, headers: Record<string, string> = {}) => postTryOn(t.stack.functionUrl, { apiKey, body, headers })
+  const movements = (accountId: string) =>
+    t.db!.sql`select kind, delta::int, reserved_delta::int, reason from tryon.ledger where account_id = ${accountId} and kind <> 'topup' order by id`
+
+  it('asks again on a fresh connection after the charge commits, and answers 200 with the result and one charge', async () => {
+    const key = await t.createKey({ credits: 3 })
+    const dropped = proxy.dropReplyTo('settle_tryon')
+    const res = await post(key.apiKey)
+    expect(await dropped).toBe(1)
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 2, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/) })
+    const image = await fetch(res.body.resultUrl)
+    expect(image.status).toBe(200)
+    expect(image.headers.get('content-type')).toBe('image/jpeg')
+    expect(await movements(key.accountId)).toEqual([
+      { kind: 'reservation', delta: -1, reserved_delta: 1, reason: 'standard' },
+      { kind: 'charge', delta: 0, reserved_delta: -1, reason: 'generated' },
+    ])
+    expect(await t.ledger(key)).toEqual({ balance: 2, reserved: 0, ledgerBalance: 2, ledgerReserved: 0, heldByTryOns: 0 })
+    const line = t.logs.find((l) => l.msg === 'tryon' && l.tryOnId === res.body.tryOnId)
+    expect(line).toMatchObject({ outcome: 'generated', creditsCharged: 1, settleRetries: expect.any(Number) })
+  })
+
+  it('says the outcome is unknown when the database is gone for good, and the same Idempotency-Key then replays the success', async () => {
+    const key = await t.createKey({ credits: 3 })
+    const dropped = proxy.dropReplyTo('settle_tryon', { then: 'refuse' })
+    let first
+    try {
+      first = await post(key.apiKey, { 'Idempotency-Key': 'checkout-7' })
+      expect(await dropped).toBe(1)
+    } finally {
+      proxy.setMode('up')
+    }
+    expectErrorBody(first, 500, 'settlement_unknown', /same Idempotency-Key/)
+    expect(first.body.error).not.toMatch(/no credits were charged/i)
+
+    const again = await post(key.apiKey, { 'Idempotency-Key': 'checkout-7' })
+    expect(again.status, JSON.stringify(again.body)).toBe(200)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(first.body.error).toContain(again.body.tryOnId)
+    expect(again.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 2 })
+    expect((await fetch(again.body.resultUrl)).status).toBe(200)
+    expect(await movements(key.accountId)).toEqual([
+      { kind: 'reservation', delta: -1, reserved_delta: 1, reason: 'standard' },
+      { kind: 'charge', delta: 0, reserved_delta: -1, reason: 'generated' },
+    ])
+    // The sweeper finds nothing to return: the charge stands.
+    expect(await t.stack.deps.billing.sweep(0)).toBe(0)
+    expect(await t.balanceOf(key)).toBe(2)
+  })
+
+  it('tells a call that never reached the database from one that may have committed', async () => {
+    const refused = createPostgresBilling(connectDatabase('postgres://postgres@127.0.0.1:1/postgres', { max: 1 }), { timeoutMs: 5000 })
+    const never = await refused.settle({ tryOnId: crypto.randomUUID(), outcome: 'generation_failed' }).catch((error: unknown) => error)
+    expect(never).toMatchObject({ name: 'DatabaseUnavailable', mayHaveCommitted: false })
+
+    const sql = connectDatabase(proxy.through(t.db!.url), { max: 1 })
+    // 300 ms against 2 × 400 ms of latency: late whatever the machine's load; the patient one opens the connection.
+    const hasty = createPostgresBilling(sql, { timeoutMs: 300 })
+    const patient = createPostgresBilling(sql, { timeoutMs: 10_000 })
+    try {
+      await patient.sweep(3600)
+      // Sent on an open connection, answered too late: it may have run.
+      proxy.setLatency(400)
+      const late = await hasty.sweep(3600).catch((error: unknown) => error)
+      expect(late).toMatchObject({ name: 'DatabaseUnavailable', mayHaveCommitted: true })
+      proxy.setLatency(0)
+
+      // Sent, then the connection dropped before the reply: it may have run.
+      const dropped = proxy.dropReplyTo('sweep_reservations')
+      const cut = await hasty.sweep(3600).catch((error: unknown) => error)
+      expect(await dropped).toBe(1)
+      expect(cut).toMatchObject({ name: 'DatabaseUnavailable', mayHaveCommitted: true })
+
+      // An error the server sent about the statement is a definite answer, not a lost reply.
+      await expect(patient.settle({ tryOnId: crypto.randomUUID(), outcome: 'generation_failed' })).rejects.toMatchObject({ name: 'PostgresError', code: 'P0002' })
+    } finally {
+      proxy.setLatency(0)
+      await sql.end({ timeout: 0 })
+    }
+  })
+
+  it('refunds at once a reservation that lands after its caller gave up', async () => {
+    const key = await t.createKey({ credits: 2 })
+    const sql = connectDatabase(proxy.through(t.db!.url), { max: 1 })
+    const hasty = createPostgresBilling(sql, { timeoutMs: 300 })
+    try {
+      await createPostgresBilling(sql, { timeoutMs: 10_000 }).sweep(3600)
+      proxy.setLatency(400)
+      const tryOnId = crypto.randomUUID()
+      const credential = (await credentialFrom(key.apiKey))!
+      const begun = await hasty.begin({ keyHash: credential.keyHash, origin: null, tryOnId, productKind: 'standard' }).catch((error: unknown) => error)
+      expect(begun).toMatchObject({ name: 'DatabaseUnavailable' })
+      await eventually(async () => (await movements(key.accountId)).length === 2)
+      expect(await movements(key.accountId)).toEqual([
+        { kind: 'reservation', delta: -1, reserved_delta: 1, reason: 'standard' },
+        { kind: 'refund', delta: 1, reserved_delta: -1, reason: 'database_unavailable' },
+      ])
+      expect(await t.ledger(key)).toEqual({ balance: 2, reserved: 0, ledgerBalance: 2, ledgerReserved: 0, heldByTryOns: 0 })
+    } finally {
+      proxy.setLatency(0)
+      await sql.end({ timeout: 0 })
+    }
+  })
+})
+
+describe('a refund that finds the try-on charged', () => {
+  let t: TestStack
+  let failAfterCharge = false
 
   beforeAll(async () => {
     t = await startTestStack({
-      env: { TRYON_GENERATION_TIMEOUT_MS: '300', TRYON_STORE_TIMEOUT_MS: '300' },
-      override: (deps) => {
-        const hanging: TryOnEngine = { name: 'hanging', generate: () => never }
-        return {
-          ...deps,
-          // Live keys get an engine that never answers; test keys keep the local one but a store that never answers.
-          engines: { ...deps.engines, live: hanging },
-          store: { put: (path, bytes, type) => (hangStore ? never : deps.store.put(path, bytes, type)) },
-        }
-      },
+      override: (deps) => ({
+        ...deps,
+        billing: {
+          ...deps.billing,
+          // The charge commits, then the call fails in a way that is not a lost connection (a driver fault).
+          async settle(request) {
+            const settlement = await deps.billing.settle(request)
+            if (failAfterCharge && request.outcome === 'generated') {
+              failAfterCharge = false
+              throw new Error('the reply to settle_tryon could not be read')
+            }
+            return settlement
+          },
+        },
+      }),
     })
   })
   afterAll(() => t?.close())
-  let hangStore = false
 
-  it('stops an engine that never answers at the deadline: 500 generation_failed, refunded', async () => {
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+  it('answers 200 with the result it charged for, never "no credits were charged"', async () => {
+    const key = await t.createKey({ credits: 2 })
+    failAfterCharge = true
     const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
-    expectErrorBody(res, 500, 'generation_failed', /took too long/)
-    expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0, ledgerBalance: 1 })
+    expect(failAfterCharge).toBe(false)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 1, shortId: expect.any(String) })
+    expect((await fetch(res.body.resultUrl)).status).toBe(200)
+    expect(await t.ledger(key)).toEqual({ balance: 1, reserved: 0, ledgerBalance: 1, ledgerReserved: 0, heldByTryOns: 0 })
+    expect(t.logs).toContainEqual(expect.objectContaining({ msg: 'tryon', tryOnId: res.body.tryOnId, outcome: 'charged', chargedDespite: 'internal_error' }))
+  })
+})
+
+describe('hanging steps', () => {
+  const never = new Promise<never>(() => {})
+
+  describe('an engine that never answers', () => {
+    let t: TestStack
+    beforeAll(async () => {
+      const hanging: TryOnEngine = { name: 'hanging', generate: () => never }
+      t = await startTestStack({
+        env: { TRYON_GENERATION_TIMEOUT_MS: '300' },
+        // Live keys get the engine that never answers.
+        override: (deps) => ({ ...deps, engines: { ...deps.engines, live: hanging } }),
+      })
+    })
+    afterAll(() => t?.close())
+
+    it('is stopped at the deadline: 500 generation_failed, refunded', async () => {
+      const key = await t.createKey({ credits: 1, mode: 'live' })
+      const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
+      expectErrorBody(res, 500, 'generation_failed', /took too long/)
+      expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0, ledgerBalance: 1 })
+    })
   })
 
-  it('stops a store that never answers: 500 storage_failed, refunded', async () => {
-    hangStore = true
-    try {
+  describe('a store that never answers', () => {
+    let t: TestStack
+    // Its own stack with the usual generation deadline: a short one would also stop a slow local engine.
+    beforeAll(async () => {
+      t = await startTestStack({ env: { TRYON_STORE_TIMEOUT_MS: '300' }, override: (deps) => ({ ...deps, store: { put: () => never } }) })
+    })
+    afterAll(() => t?.close())
+
+    it('is stopped at its deadline: 500 storage_failed, refunded', async () => {
       const key = await t.createKey({ credits: 1 })
       const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
       expectErrorBody(res, 500, 'storage_failed')
       expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0, ledgerBalance: 1 })
-    } finally {
-      hangStore = false
-    }
+    })
   })
 })

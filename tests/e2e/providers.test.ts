@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { encodeBase64 } from '../../shared/images/base64.ts'
+import { decodeBase64, encodeBase64 } from '../../shared/images/base64.ts'
+import { readImageHeader } from '../../shared/images/sniff.ts'
 import type { CreatedKey } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import {
@@ -146,13 +147,39 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     await x.expectBalanced(key, 1)
   })
 
-  it('a wedding dress goes to FASHN as a one-piece and is billed by the bridal rules', async () => {
+  it('a wedding dress goes to FASHN as a one-piece with floor room added below the feet, and is billed by the bridal rules', async () => {
     const key = await t.createKey({ credits: 2, mode: 'live' })
     const res = await post(key, wedding)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe('one-pieces')
-    expect(res.body.bridal).toMatchObject({ trainScore: expect.any(Number) })
+    const inputs = fake.requestsTo('/v1/run')[0].json.inputs
+    expect(inputs.category).toBe('one-pieces')
+    // FASHN takes no train guidance: the pre-treatment's only help is floor room, so the train fits the picture.
+    const sent = readImageHeader(decodeBase64(inputs.model_image.replace(/^data:[^,]*,/, ''))!)
+    expect(sent?.width).toBe(400)
+    expect(sent!.height).toBeGreaterThan(600)
+    // No Gemini key or Vertex account: the local scorer (auto); FASHN's answer is framed unlike the padded photo.
+    expect(res.body.bridal).toEqual({ applied: true, trainScore: null, reason: 'score_unavailable' })
     expect(await x.latestTryOn(key)).toMatchObject({ status: 'succeeded', engine: 'fashn' })
+  })
+
+  it('a wedding dress on a photo cropped above the feet: FASHN cannot lay a train, so the pre-treatment row (1 credit)', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const croppedPhoto = makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false, format: 'jpeg' }).bytes
+    const res = await post(key, { ...wedding, userPhoto: encodeBase64(croppedPhoto) })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 1, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } })
+    const sent = fake.requestsTo('/v1/run')[0].json.inputs.model_image.replace(/^data:[^,]*,/, '')
+    expect(sent).toBe(encodeBase64(croppedPhoto))
+    await x.expectBalanced(key, 1)
+  })
+
+  it('a garment with no train sent as a wedding dress goes to FASHN as what it is, without padding, for 1 credit', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key, { ...wedding, productImage })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe('auto')
+    expect(res.body).toMatchObject({ creditsCharged: 1, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } })
+    await x.expectBalanced(key, 1)
   })
 
   it('a test key never calls FASHN: the local engine answers and is recorded', async () => {
@@ -238,7 +265,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
   beforeAll(async () => {
     fake = await startFakeServer((f) => {
       f.script('POST', geminiPath(IMAGE_MODEL), gemini.image(providerResult))
-      f.script('POST', geminiPath(JUDGE_MODEL), gemini.json({ trainScore: 0.82, reason: 'full train' }))
+      f.script('POST', geminiPath(JUDGE_MODEL), gemini.judged({ trainLength: 'medium' }))
     })
     t = await startTestStack({ env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url } })
   })
@@ -263,12 +290,17 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
     const key = await t.createKey({ credits: 2, mode: 'live' })
     const res = await post(key, wedding)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: 0.82, reason: 'train_rendered' } })
-    const prompt = fake.requestsTo(geminiPath(IMAGE_MODEL))[0].json.contents[0].parts[0].text
-    expect(prompt).toContain('full train spread out on the floor')
+    expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: 0.8, reason: 'train_rendered' } })
+    const [generation] = fake.requestsTo(geminiPath(IMAGE_MODEL))
+    const prompt = generation.json.contents[0].parts[0].text
+    // The pre-treatment's train, measured on the product photo, sizes the request.
+    expect(prompt).toMatch(/full train spread out on the floor .* reaching about \d+% of the person's height beyond the feet and about [\d.]+ times as wide as the hem/)
     expect(prompt).toContain('write it in French')
-    const judged = fake.requestsTo(geminiPath(JUDGE_MODEL))[0].json.contents[0].parts
-    expect(judged[3].inline_data.data).toBe(encodeBase64(providerResult))
+    const judged = fake.requestsTo(geminiPath(JUDGE_MODEL))[0].json
+    expect(judged.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseSchema: { required: expect.arrayContaining(['gownOnBody', 'trainOnFloor']) } })
+    // The judge sees the photo the engine was given (padded with floor room), the gown and the result.
+    expect(judged.contents[0].parts[1].inline_data.data).toBe(generation.json.contents[0].parts[1].inline_data.data)
+    expect(judged.contents[0].parts[3].inline_data.data).toBe(encodeBase64(providerResult))
     await x.expectBalanced(key, 0)
   })
 
@@ -284,13 +316,21 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
   it.each([
     ['a blocked prompt', gemini.promptBlocked('PROHIBITED_CONTENT')],
     ['finishReason IMAGE_SAFETY', gemini.finished('IMAGE_SAFETY', 'Unable to show the generated image.')],
-    ['a text-only reply', gemini.textOnly('I cannot help with that request.')],
   ])('%s: 422 ai_content_rejected, refunded', async (_, reply) => {
     fake.script('POST', geminiPath(IMAGE_MODEL), reply)
     const key = await t.createKey({ credits: 1, mode: 'live' })
     const res = await post(key)
     expectErrorBody(res, 422, 'ai_content_rejected')
     expect(res.body.error).not.toMatch(/cannot help|Unable to show/)
+    await x.expectBalanced(key, 1)
+  })
+
+  it('a text-only reply (no image, finishReason STOP): 500 generation_failed, refunded, the model’s words not shown', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.textOnly('I cannot help with that request.'))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expectErrorBody(res, 500, 'generation_failed')
+    expect(res.body.error).not.toMatch(/cannot help/)
     await x.expectBalanced(key, 1)
   })
 
@@ -349,7 +389,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
   })
 
   it('FASHN fails: Gemini produces the image, the row records gemini, 1 credit charged', async () => {
-    fashnFake.script('GET', statusPath, fashn.failed('ThirdPartyError', 'upstream GPU pool exhausted'))
+    fashnFake.script('GET', statusPath, fashn.failed('PipelineError', 'upstream GPU pool exhausted'))
     const key = await t.createKey({ credits: 1, mode: 'live' })
     const res = await post(key)
     expect(res.status, JSON.stringify(res.body)).toBe(200)

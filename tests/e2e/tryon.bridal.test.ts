@@ -85,26 +85,40 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
   })
 
   it.each([
-    ['a short dress', garments.dress, person],
-    ['a T-shirt', garments.tshirt, person],
-    ['a gown on a photo cropped above the feet', garments['gown-with-train'], croppedPerson],
-  ])('refunds both credits and still delivers when %s scores below the threshold', async (_name, productImage, userPhoto) => {
+    ['a short dress', garments.dress],
+    ['a T-shirt', garments.tshirt],
+  ])('charges 1 credit and delivers a standard try-on when %s (no train to render) is sent as a wedding dress', async (_name, productImage) => {
     const key = await t.createKey({ credits: 2 })
-    const res = await post(key, wedding(productImage, userPhoto))
+    engineCalls.length = 0
+    const res = await post(key, wedding(productImage))
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ success: true, shortId: null, creditsRemaining: 2, creditsCharged: 0 })
-    expect(res.body.bridal).toEqual({ applied: false, trainScore: expect.any(Number), reason: 'train_score_low' })
-    expect(res.body.bridal.trainScore).toBeLessThan(0.5)
+    expect(res.body).toMatchObject({ success: true, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/), creditsRemaining: 1, creditsCharged: 1 })
+    expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+    expect(engineCalls).toEqual(['without-train'])
     await expectDelivered(res)
     expect(await ledgerOf(res.body.tryOnId)).toEqual([
       { kind: 'reservation', delta: -2, reserved_delta: 2, reason: 'wedding-dress' },
-      { kind: 'refund', delta: 2, reserved_delta: -2, reason: 'train_score_low' },
+      { kind: 'charge', delta: 0, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
+      { kind: 'refund', delta: 1, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
     ])
-    const [row] = await t.stack.sql`select status, short_id, result_path from tryon.tryons where id = ${res.body.tryOnId}`
-    expect(row.status).toBe('succeeded')
-    expect(row.short_id).toBeNull()
-    expect(res.body.resultUrl.endsWith(row.result_path)).toBe(true)
-    await expectBalanced(key, 2)
+    await expectBalanced(key, 1)
+  })
+
+  it('charges 1 credit and delivers the gown without a train when the photo is cropped above the feet (no floor for a train)', async () => {
+    const key = await t.createKey({ credits: 2 })
+    engineCalls.length = 0
+    const res = await post(key, wedding(garments['gown-with-train'], croppedPerson))
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/), creditsRemaining: 1, creditsCharged: 1 })
+    expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+    expect(engineCalls).toEqual(['without-train'])
+    await expectDelivered(res)
+    expect((await ledgerOf(res.body.tryOnId)).map((r) => [r.kind, r.delta, r.reason])).toEqual([
+      ['reservation', -2, 'wedding-dress'],
+      ['charge', 0, 'train_pretreatment_unavailable'],
+      ['refund', 1, 'train_pretreatment_unavailable'],
+    ])
+    await expectBalanced(key, 1)
   })
 
   it('forces a low score with X-Tryon-Scenario: train_score_low (half the threshold, 0 credits)', async () => {

@@ -41,6 +41,29 @@ describe('admin CLI', () => {
     expect(check.balance).toBe(check.ledgerBalance)
   })
 
+  it('shows a key with its limits, and sets, removes and clears them', async () => {
+    const browser = await admin('keys', 'create', '--credits', '4', '--mode', 'live', '--origin', 'https://shop.example')
+    const keyId = browser.keyId as string
+    const shown = await admin('keys', 'show', keyId)
+    expect(shown).toMatchObject({
+      keyId, accountId: browser.accountId, mode: 'live', active: true, credits: 4, allowedOrigins: ['https://shop.example'],
+      limits: { perMinute: null, perClientPerMinute: 10, dailyCredits: null, dailyRefunded: 20, perClientDailyRefunded: 5 },
+    })
+    expect(JSON.stringify(shown)).not.toContain((browser.apiKey as string).slice(13))
+
+    expect(await admin('keys', 'limits', keyId, '--per-minute', '30', '--daily-credits', '200', '--daily-refunded', 'none')).toEqual({
+      keyId, limits: { perMinute: 30, perClientPerMinute: 10, dailyCredits: 200, dailyRefunded: null, perClientDailyRefunded: 5 },
+    })
+    expect(await admin('keys', 'limits', keyId, '--clear', '--per-client-daily-refunded', '1')).toEqual({
+      keyId, limits: { perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: 1 },
+    })
+    expect(await admin('keys', 'limits', keyId, '--clear')).toMatchObject({ limits: { perClientDailyRefunded: null } })
+    expect((await admin('keys', 'show', keyId)).limits).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: null })
+
+    const server = await admin('keys', 'create', '--credits', '1')
+    expect((await admin('keys', 'show', server.keyId as string)).limits).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: null })
+  })
+
   it('sweeps reservations older than the given age', async () => {
     expect(await admin('sweep', '--older-than', '0')).toEqual({ refunded: 0 })
   })
@@ -51,8 +74,39 @@ describe('admin CLI', () => {
     [['credits', 'add', 'not-a-uuid', '1'], /KEY_ID/],
     [['credits', 'add', '00000000-0000-4000-8000-000000000000', '0'], /AMOUNT/],
     [['launch', 'rockets'], /unknown command/],
+    [['keys', 'limits', '00000000-0000-4000-8000-000000000000'], /at least one limit/],
+    [['keys', 'limits', '00000000-0000-4000-8000-000000000000', '--per-minute', '0'], /--per-minute/],
+    [['keys', 'limits', '00000000-0000-4000-8000-000000000000', '--daily-credits', '-3'], /--daily-credits/],
+    [['keys', 'limits', '00000000-0000-4000-8000-000000000000', '--daily-refunded', 'lots'], /--daily-refunded/],
+    [['keys', 'limits', '00000000-0000-4000-8000-000000000000', '--per-minute', '5'], /does not exist/],
+    [['keys', 'show', 'nope'], /KEY_ID/],
   ])('refuses %j', async (argv, message) => {
     await expect(admin(...argv)).rejects.toThrow(message)
+  })
+
+  it.each([
+    [['keys', 'create', '--credits', '9007199254740993'], /at most 9007199254740991/],
+    [['credits', 'add', '00000000-0000-4000-8000-000000000000', '18446744073709551616'], /cannot be handled exactly/],
+    [['sweep', '--older-than', '9007199254740992'], /--older-than must be at most/],
+  ])('refuses an integer beyond 2^53 instead of rounding it: %j', async (argv, message) => {
+    await expect(admin(...argv)).rejects.toThrow(message)
+  })
+
+  it('takes the largest exact integer as it is', async () => {
+    const created = await admin('keys', 'create', '--credits', '9007199254740991')
+    expect(created.credits).toBe(9007199254740991)
+    const [row] = await db.sql`select balance::text from tryon.accounts where id = ${created.accountId as string}`
+    expect(row.balance).toBe('9007199254740991')
+  })
+
+  it.each(['https://*.co.uk', 'https://*.com', 'https://*.github.io', 'https://*.com.br'])('refuses the wildcard origin %s, which sits on a public suffix', async (origin) => {
+    await expect(admin('keys', 'create', '--origin', origin)).rejects.toThrow(/public suffix/)
+  })
+
+  it.each(['https://*.shop.co.uk', 'https://*.me.github.io', 'https://*.example.com'])('accepts the wildcard origin %s, below a registrable domain', async (origin) => {
+    const created = await admin('keys', 'create', '--origin', origin)
+    const [row] = await db.sql`select allowed_origins from tryon.api_keys where id = ${created.keyId as string}`
+    expect(row.allowed_origins).toEqual([origin])
   })
 
   it('exits non-zero with a JSON error for an unknown key id', async () => {

@@ -5,6 +5,7 @@ import { applyMigrations, readMigrations } from '../../devstack/migrations.ts'
 import { createTestDatabase, serverUrl } from '../support/database.ts'
 
 const BUCKET_MIGRATION = 'results_bucket'
+const ASSETS_MIGRATION = 'widget_assets'
 
 // storage.buckets as Supabase Storage creates it (columns the migration touches, and the defaults around them).
 const SUPABASE_STORAGE = `
@@ -27,7 +28,7 @@ const OLD_STORAGE = `
   create schema storage;
   create table storage.buckets (id text primary key, name text not null unique, public boolean default false);`
 
-describe('the results bucket migration', () => {
+describe('the results and widget bucket migrations', () => {
   const cleanups: (() => Promise<void>)[] = []
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup()
@@ -52,29 +53,37 @@ describe('the results bucket migration', () => {
   }
 
   it('exists among the migrations', async () => {
-    expect((await readMigrations()).map((m) => m.name)).toContain(BUCKET_MIGRATION)
+    expect((await readMigrations()).map((m) => m.name)).toEqual(expect.arrayContaining([BUCKET_MIGRATION, ASSETS_MIGRATION]))
   })
 
-  it('creates the public tryon-results bucket where Supabase Storage is installed', async () => {
+  it('creates the public tryon-results and tryon-assets buckets where Supabase Storage is installed', async () => {
     const sql = await migratedDatabase(SUPABASE_STORAGE)
-    const buckets = await sql`select id, name, public, file_size_limit::int as limit, allowed_mime_types from storage.buckets`
+    const buckets = await sql`select id, name, public, file_size_limit::int as limit, allowed_mime_types from storage.buckets order by id`
     expect(buckets).toEqual([
+      { id: 'tryon-assets', name: 'tryon-assets', public: true, limit: 1024 * 1024, allowed_mime_types: ['application/javascript'] },
       { id: 'tryon-results', name: 'tryon-results', public: true, limit: 20 * 1024 * 1024, allowed_mime_types: ['image/jpeg', 'image/png', 'image/webp'] },
     ])
   })
 
-  it('makes an existing private bucket of that name public, once', async () => {
+  it('makes existing private buckets of those names public, once', async () => {
     const sql = await migratedDatabase(`${SUPABASE_STORAGE}
-      insert into storage.buckets (id, name, public) values ('tryon-results', 'tryon-results', false);`)
-    const migration = (await readMigrations()).find((m) => m.name === BUCKET_MIGRATION)!
-    await sql.unsafe(migration.sql).simple()
-    const buckets = await sql`select id, public from storage.buckets`
-    expect(buckets).toEqual([{ id: 'tryon-results', public: true }])
+      insert into storage.buckets (id, name, public) values ('tryon-results', 'tryon-results', false), ('tryon-assets', 'tryon-assets', false);`)
+    for (const migration of (await readMigrations()).filter((m) => [BUCKET_MIGRATION, ASSETS_MIGRATION].includes(m.name))) {
+      await sql.unsafe(migration.sql).simple()
+    }
+    const buckets = await sql`select id, public from storage.buckets order by id`
+    expect(buckets).toEqual([
+      { id: 'tryon-assets', public: true },
+      { id: 'tryon-results', public: true },
+    ])
   })
 
   it('works with a Storage version that has no per-bucket limits', async () => {
     const sql = await migratedDatabase(OLD_STORAGE)
-    expect(await sql`select id, public from storage.buckets`).toEqual([{ id: 'tryon-results', public: true }])
+    expect(await sql`select id, public from storage.buckets order by id`).toEqual([
+      { id: 'tryon-assets', public: true },
+      { id: 'tryon-results', public: true },
+    ])
   })
 
   // PGlite applies the same migrations in every billing and dev stack test.
@@ -83,7 +92,7 @@ describe('the results bucket migration', () => {
     cleanups.push(() => db.close())
     const [row] = await db.sql`
       select to_regnamespace('storage') is null as no_storage,
-             exists (select 1 from supabase_migrations.schema_migrations where name = ${BUCKET_MIGRATION}) as recorded`
-    expect(row).toEqual({ no_storage: true, recorded: true })
+             (select count(*)::int from supabase_migrations.schema_migrations where name in (${BUCKET_MIGRATION}, ${ASSETS_MIGRATION})) as recorded`
+    expect(row).toEqual({ no_storage: true, recorded: 2 })
   })
 })

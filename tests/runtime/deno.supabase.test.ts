@@ -6,10 +6,8 @@ import { createKey, createTestDatabase, ledgerCheck, serverUrl, type TestDatabas
 import { startFakeStorage, type FakeStorage } from '../support/fake-storage.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startTransactionPooler, type TransactionPooler } from '../support/pooler.ts'
-import { freePort, startProcess, type RunningProcess } from '../support/process.ts'
+import { TEST_CLIENT_ADDRESS_SECRET, denoNetworkEnv, freePort, startProcess, type RunningProcess } from '../support/process.ts'
 import { expectErrorBody, postTryOn } from '../support/stack.ts'
-
-const NETWORK_SETTINGS = /^(DENO_DIR|DENO_CERT|DENO_TLS_CA_STORE|NODE_EXTRA_CA_CERTS|NPM_CONFIG_REGISTRY|HTTPS?_PROXY|NO_PROXY)$/i
 
 /**
  * The function as Supabase deploys it: only its own deno.json resolves bare imports (no package.json, no
@@ -35,7 +33,7 @@ describe('the Supabase entry under Deno, deployed shape', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         // Deno fetches the npm: packages itself: let it use this machine's registry, proxy and certificates.
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => NETWORK_SETTINGS.test(name))),
+        ...denoNetworkEnv(),
         DENO_NO_PACKAGE_JSON: '1',
         DENO_NO_UPDATE_CHECK: '1',
         NO_COLOR: '1',
@@ -44,6 +42,7 @@ describe('the Supabase entry under Deno, deployed shape', () => {
         SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }),
         SUPABASE_SERVICE_ROLE_KEY: 'eyJ.legacy-key-the-store-must-not-prefer',
         PORT: String(port),
+        TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET,
       },
     )
     await deno.waitFor(/Listening on/, 120_000)

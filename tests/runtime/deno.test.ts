@@ -6,7 +6,7 @@ import { encodeBase64 } from '../../shared/images/base64.ts'
 import { readImageHeader } from '../../shared/images/sniff.ts'
 import { createKey, createTestDatabase, ledgerCheck, type TestDatabase } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
-import { freePort, startProcess, type RunningProcess } from '../support/process.ts'
+import { TEST_CLIENT_ADDRESS_SECRET, denoNetworkEnv, freePort, startProcess, type RunningProcess } from '../support/process.ts'
 import { expectErrorBody, postTryOn } from '../support/stack.ts'
 
 describe('the Supabase entry under Deno', () => {
@@ -23,12 +23,14 @@ describe('the Supabase entry under Deno', () => {
     deno = startProcess('node_modules/.bin/deno', ['run', '--allow-all', '--no-prompt', 'supabase/functions/tryon-api/index.ts'], {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      DENO_DIR: process.env.DENO_DIR,
+      // Whichever Deno test runs first fills Deno's cache: it needs this machine's registry and certificates.
+      ...denoNetworkEnv(),
       DATABASE_URL: db.url,
       PORT: String(port),
       TRYON_STORAGE: 'local',
       TRYON_DATA_DIR: dataDir,
       TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1',
+      TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET,
       NO_COLOR: '1',
     })
     await deno.waitFor(/Listening on/, 120_000)
@@ -64,5 +66,25 @@ describe('the Supabase entry under Deno', () => {
     expectErrorBody(await postTryOn(url, { body: {} }), 401, 'authentication_required', 'Authentication required')
     const key = await createKey(db.sql, { credits: 0 })
     expectErrorBody(await postTryOn(url, { apiKey: key.apiKey, body: { userPhoto: 'x', productImage: 'y' } }), 402, 'insufficient_credits')
+  })
+
+  it('counts clients by the X-Real-IP header the gateway sets, as on Supabase, and one unknown client without it', async () => {
+    const key = await createKey(db.sql, { credits: 10, origins: ['https://shop.example'] })
+    await db.sql`select tryon.set_key_limits(${key.keyId}, '{"perClientDailyRefunded": 1}', true)`
+    const body = {
+      userPhoto: encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes),
+      productImage: encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 160, height: 160, transparentBackground: true }).bytes),
+      productType: 'wedding-dress',
+    }
+    const send = (realIp?: string) =>
+      postTryOn(url, { apiKey: key.apiKey, body, headers: { Origin: 'https://shop.example', 'X-Tryon-Scenario': 'train_score_low', ...(realIp && { 'X-Real-IP': realIp }) } })
+    expect((await send('198.51.100.1')).body).toMatchObject({ success: true, creditsCharged: 0 })
+    const refused = await send('198.51.100.1')
+    expectErrorBody(refused, 429, 'free_deliveries_exhausted')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await send('198.51.100.2')).status).toBe(200)
+    expect((await send()).status).toBe(200)
+    expectErrorBody(await send(), 429, 'free_deliveries_exhausted')
+    expect(await ledgerCheck(db.sql, key.accountId)).toMatchObject({ balance: 10, reserved: 0, ledgerBalance: 10 })
   })
 })

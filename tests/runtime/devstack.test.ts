@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -43,10 +43,23 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
       expect(readImageHeader(new Uint8Array(await image.arrayBuffer()))?.format).toBe('jpeg')
 
       const dbUrl = /Database: (postgres:\S+)/.exec(output)![1]
+      const password = (await readFile(join(dataDir, 'db-password'), 'utf8')).trim()
+      expect(new URL(dbUrl).password).toBe(password)
+      expect((await stat(join(dataDir, 'db-password'))).mode & 0o077).toBe(0)
       const sql = postgres(dbUrl, { max: 1 })
       const [row] = await sql`select count(*)::int as n from tryon.ledger`
       await sql.end()
       expect(row.n).toBe(5)
+      const noPassword = new URL(dbUrl)
+      noPassword.password = ''
+      const refused = postgres(noPassword.href, { max: 1 })
+      await expect(refused`select 1`).rejects.toThrow(/password authentication failed/)
+      await refused.end()
+
+      // The admin CLI finds the password in the data folder by itself.
+      const keyId = /Key id \(for the admin CLI\): (\S+)/.exec(output)![1]
+      const admin = await run('node_modules/.bin/tsx', ['cli/admin.ts', 'credits', 'show', keyId], { env })
+      expect(JSON.parse(admin.stdout)).toEqual({ credits: 97 })
     } finally {
       await first.stop()
     }

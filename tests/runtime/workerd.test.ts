@@ -10,6 +10,7 @@ import { createKey, createTestDatabase, ledgerCheck, type TestDatabase } from '.
 import { startFakeStorage, type FakeStorage } from '../support/fake-storage.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
+import { TEST_CLIENT_ADDRESS_SECRET } from '../support/process.ts'
 import { expectErrorBody, postTryOn } from '../support/stack.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -76,6 +77,7 @@ describe('the Hono app as a Cloudflare Worker in workerd (Miniflare)', () => {
         SUPABASE_URL: storage.url,
         SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }),
         TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1',
+        TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET,
       },
     })
     url = `${(await worker.ready).origin}/functions/v1/tryon-api`
@@ -145,7 +147,7 @@ describe('the Worker with a Hyperdrive binding instead of DATABASE_URL', () => {
       // Miniflare's local Hyperdrive hands the worker a connection string to a proxy in front of this database.
       // It insists on a password in the URL; the local server trusts 127.0.0.1, so any will do there.
       hyperdrives: { HYPERDRIVE: withPassword(db.url) },
-      bindings: { SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }) },
+      bindings: { SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }), TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET },
       handleRuntimeStdio() {},
     })
     await worker.ready

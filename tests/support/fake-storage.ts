@@ -47,7 +47,10 @@ export async function startFakeStorage(options: { buckets?: string[]; key?: stri
     if (publicObject && (method === 'GET' || method === 'HEAD')) {
       const object = objects.get(`${publicObject[1]}/${decodeURIComponent(publicObject[2])}`)
       if (!object) return json(400, { statusCode: '404', error: 'not_found', message: 'Object not found' })
-      return { status: 200, body: object.bytes, headers: { 'content-type': object.contentType, 'cache-control': object.cacheControl } }
+      // Public objects are readable from any page, as a module script from a shop needs: Supabase's gateway runs
+      // Kong's cors plugin (default origin *) on /storage/v1/ (supabase/cli internal/start/templates/kong.yml).
+      const cors = { 'access-control-allow-origin': '*' }
+      return { status: 200, body: object.bytes, headers: { 'content-type': object.contentType, 'cache-control': object.cacheControl, ...cors } }
     }
 
     const upload = /^\/storage\/v1\/object\/([^/]+)\/(.+)$/.exec(path)

@@ -1,6 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 
+/** TRYON_CLIENT_ADDRESS_SECRET for services the tests start outside the dev stack (which makes its own). */
+export const TEST_CLIENT_ADDRESS_SECRET = 'tests-only-client-address-secret-0123456789'
+
+const NETWORK_SETTINGS = /^(DENO_DIR|DENO_CERT|DENO_TLS_CA_STORE|NODE_EXTRA_CA_CERTS|NPM_CONFIG_REGISTRY|HTTPS?_PROXY|NO_PROXY)$/i
+
+/** This machine's registry, proxy and certificate settings, for a Deno that may fetch npm: packages itself. */
+export function denoNetworkEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => NETWORK_SETTINGS.test(name)))
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -20,6 +20,8 @@ export type FakeReply =
   | { status?: number; json?: unknown; text?: string; bytes?: Uint8Array; contentType?: string; headers?: Record<string, string> }
   /** Never answers: holds the request until the client gives up. */
   | { hang: true }
+  /** Reads the whole request, then closes the connection without a word: the request did reach the provider. */
+  | { drop: true }
 
 type Handler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>
 
@@ -34,7 +36,7 @@ export interface FakeServer {
   close(): Promise<void>
 }
 
-export async function startFakeServer(defaults: (fake: FakeServer) => void = () => {}): Promise<FakeServer> {
+export async function startFakeServer(defaults: (fake: FakeServer) => void = () => {}, options: { record?: boolean } = {}): Promise<FakeServer> {
   const routes: { method: string; path: string | RegExp; replies: (FakeReply | Handler)[] }[] = []
   const requests: RecordedRequest[] = []
   const matches = (pattern: string | RegExp, path: string) => (typeof pattern === 'string' ? pattern === path : pattern.test(path))
@@ -50,7 +52,8 @@ export async function startFakeServer(defaults: (fake: FakeServer) => void = () 
       json = undefined
     }
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, text, json }
-    requests.push(recorded)
+    // A benchmark's fake keeps nothing: thousands of bodies of two photos each would fill its memory.
+    if (options.record !== false) requests.push(recorded)
     const route = routes.find((r) => r.method === recorded.method && matches(r.path, recorded.path))
     if (!route) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'NotFound', message: 'no such route' }))
@@ -61,6 +64,10 @@ export async function startFakeServer(defaults: (fake: FakeServer) => void = () 
     if ('hang' in reply) {
       // Held until the client aborts; the socket is then closed without an answer.
       req.socket.once('close', () => res.destroy())
+      return
+    }
+    if ('drop' in reply) {
+      req.socket.destroy()
       return
     }
     const headers: Record<string, string> = { ...reply.headers }
@@ -114,13 +121,13 @@ export interface FashnFake extends FakeServer {
   outputUrl: string
 }
 
-export async function startFashnFake(output: Uint8Array): Promise<FashnFake> {
+export async function startFashnFake(output: Uint8Array, options: { record?: boolean } = {}): Promise<FashnFake> {
   const outputPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
   const fake = (await startFakeServer((f) => {
     f.script('POST', '/v1/run', fashn.submitted())
     f.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.status('starting'), fashn.status('in_queue'), fashn.status('processing'), fashn.completed(`${f.url}${outputPath}`))
     f.script('GET', outputPath, { bytes: output, contentType: 'image/jpeg' })
-  })) as FashnFake
+  }, options)) as FashnFake
   fake.output = output
   fake.outputUrl = `${fake.url}${outputPath}`
   return fake
@@ -169,15 +176,35 @@ export const gemini = {
     },
   }),
   textOnly: (text: string): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }] } }),
-  /** A JSON-mode answer (the train judge): the JSON comes back as the text of the first part. */
+  /**
+   * A JSON-mode answer (generationConfig.responseMimeType application/json with a responseSchema, as the train
+   * judge asks): the JSON comes back as the text of the first part.
+   */
   json: (value: unknown): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(value) }] }, finishReason: 'STOP', index: 0 }] } }),
-  error: (code: number, status: string, message: string): FakeReply => ({ status: code, json: { error: { code, message, status } } }),
+  /** The train judge's answers to its questions, each one given. */
+  judged: (answers: Partial<Record<string, unknown>> = {}): FakeReply =>
+    gemini.json({ gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, trainLength: 'long', samePerson: true, reason: 'train spread on the floor', ...answers }),
+  error: (code: number, status: string, message: string, details?: unknown[]): FakeReply => ({ status: code, json: { error: { code, message, status, ...(details && { details }) } } }),
+  /** A 429 as the Gemini API answers it: the wait is a RetryInfo entry of error.details, with no Retry-After header. */
+  quotaExceeded: (retryDelay: string): FakeReply =>
+    gemini.error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+      },
+      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+    ]),
 }
 
 // ---- Vertex AI: OAuth token endpoint and :predict on virtual-try-on-001 ----
 
 export const vertexPredictPath = (project: string, location: string, model = 'virtual-try-on-001') =>
   `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:predict`
+
+/** Gemini on Vertex AI: the same request and answer bodies as the Gemini API, on a project's publisher model. */
+export const vertexGenerateContentPath = (project: string, location: string, model = 'gemini-2.5-flash') =>
+  `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:generateContent`
 
 export const vertex = {
   image: (bytes: Uint8Array): FakeReply => ({ json: { predictions: [{ mimeType: 'image/jpeg', bytesBase64Encoded: encodeBase64(bytes) }] } }),

@@ -31,19 +31,22 @@ export async function startTestStack(
     override?: (deps: Deps) => Deps
     /** Rewrites the database URL the service uses (e.g. through a fault-injecting proxy); tests keep the direct one. */
     serviceDatabaseUrl?: (url: string) => string
+    playgroundKey?: () => string | undefined
   } = {},
 ): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-e2e-'))
   const db = options.database === 'pglite' ? null : await createTestDatabase('postgres')
   const logs: Record<string, unknown>[] = []
   const stack = await startDevStack({
-    env: { TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1', ...options.env },
+    // Bursts of test requests wait for the local engine instead of being refused (hostile.test.ts tests the refusal).
+    env: { TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1', TRYON_LOCAL_QUEUE: '64', ...options.env },
     dataDir,
     port: 0,
     dbPort: 0,
     databaseUrl: db && options.serviceDatabaseUrl ? options.serviceDatabaseUrl(db.url) : db?.url,
     log: (entry) => logs.push(entry),
     override: options.override,
+    playgroundKey: options.playgroundKey,
   })
   return {
     stack,

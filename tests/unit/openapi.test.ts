@@ -59,6 +59,13 @@ describe('openapi.json', () => {
     expect(operation.responses['200'].headers['Idempotent-Replayed']).toBeDefined()
   })
 
+  it('documents the abuse limits: 429 with its three codes and a required Retry-After in seconds', () => {
+    const tooMany = operation.responses['429']
+    expect(tooMany.content['application/json'].schema.allOf[1].properties.errorCode.enum).toEqual(['rate_limited', 'daily_cap_reached', 'free_deliveries_exhausted'])
+    expect(tooMany.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } })
+    expect(doc.info.description).toMatch(/Abuse limits/)
+  })
+
   it('has examples that the schemas accept, and every $ref resolves', () => {
     for (const body of examplesOf(operation.requestBody.content['application/json'])) tryOnRequestSchema.parse(body)
     const successes = examplesOf(operation.responses['200'].content['application/json'])

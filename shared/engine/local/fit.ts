@@ -36,8 +36,12 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   const Y = (v: number) => v * scale.y
   const shoulderWidth = body.shoulderWidth * scale.x
   const gw = garment.image.width
-  const gh = garment.image.height
+  // A gown photographed with its train spread: the skirt ends where the train begins; the train is not worn
+  // on the legs (wedding-dress mode lays it on the floor, from the hem).
+  const shape = category === 'dress' ? garment.shape : undefined
+  const gh = shape?.hasTrain ? Math.max(2, Math.min(garment.image.height, shape.hemRow)) : garment.image.height
   const proportion = gh / Math.max(1, garment.topWidth)
+  const longDress = shape ? shape.floorLength || shape.hasTrain : proportion >= LONG_DRESS_RATIO
   const spanAt = (spans: RowSpans, y: number): [number, number] => {
     const ay = Math.min(spans.left.length - 1, Math.max(0, y / scale.y))
     return [spans.left[Math.round(ay)] * scale.x, spans.right[Math.round(ay)] * scale.x]
@@ -53,7 +57,7 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
     ease = 1.06
   } else if (category === 'dress') {
     top = Y(body.shoulderY) - 0.012 * H
-    bottom = proportion >= LONG_DRESS_RATIO ? Y(body.ankleY) + 0.015 * H : Y(body.kneeY) + 0.04 * H
+    bottom = longDress ? Y(body.ankleY) + 0.015 * H : Y(body.kneeY) + 0.04 * H
     ease = 0.9
   } else if (category === 'outerwear') {
     top = Y(body.shoulderY) - 0.016 * H
@@ -73,11 +77,11 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
 
   // Vertical: garment rows spread linearly, except a dress's waist seam is pinned to the body's waist.
   const waistOut = Y(body.waistY)
-  const pinWaist = category === 'dress' && garment.waistRow > 0.15 && garment.waistRow < 0.5 && waistOut > top && waistOut < bottom
+  const pinWaist = category === 'dress' && garment.waistRow > 0.15 && garment.waistRow < 0.5 && garment.waistRow * garment.image.height < gh && waistOut > top && waistOut < bottom
   for (let i = 0; i < rows; i++) {
     const y = top + i + 0.5
     if (pinWaist) {
-      const gWaist = garment.waistRow * gh
+      const gWaist = garment.waistRow * garment.image.height
       sourceRow[i] = y < waistOut ? ((y - top) / (waistOut - top)) * gWaist : gWaist + ((y - waistOut) / (bottom - waistOut)) * (gh - gWaist)
     } else sourceRow[i] = ((y - top) / rows) * gh
   }
@@ -101,12 +105,15 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
       put(i, [x0, x0, x1, x1], [gl, gl, gr, gr])
     }
   } else {
-    const baseScale = (shoulderWidth * ease) / Math.max(1, garment.topWidth)
+    // Sleeves spread in the product photo widen its top rows; a dress's own shoulders are about a fifth wider
+    // than its bust.
+    const garmentShoulders = shape ? Math.min(garment.topWidth, 1.25 * shape.bodiceWidth) : garment.topWidth
+    const baseScale = (shoulderWidth * ease) / Math.max(1, garmentShoulders)
     const hipOut = Y(body.hipY)
     const chest = Y(body.shoulderY) + 0.3 * (hipOut - Y(body.shoulderY))
     const [cl, cr] = spanAt(body.torso, chest)
     const chestWidth = Math.max(1, cr - cl)
-    const centre = gw / 2
+    const centre = bodiceCentre(garment)
     for (let i = 0; i < rows; i++) {
       const skirt = category === 'dress' && top + i > hipOut
       const y = skirt ? hipOut : top + i
@@ -127,6 +134,18 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   const guardY = Math.min(Y(body.neckY), top)
   const hangsFreeBelow = category === 'dress' ? Y(body.crotchY) : Infinity
   return { top, bottom, sourceRow, outputX, garmentX, guardY, hangsFreeBelow }
+}
+
+/**
+ * The garment's own centre line, read across its upper body: a train swept to one side or a shadow widens
+ * the cut-out to that side, and centring on the cut-out would hang the bodice off the shoulders.
+ */
+function bodiceCentre(garment: GarmentCutout): number {
+  const height = garment.image.height
+  const centres: number[] = []
+  for (let y = Math.floor(height * 0.05); y < Math.max(1, Math.floor(height * 0.3)); y++) centres.push((garment.torsoLeft[y] + garment.torsoRight[y]) / 2)
+  centres.sort((a, b) => a - b)
+  return centres.length ? centres[centres.length >> 1] : garment.image.width / 2
 }
 
 function clamp(v: number, lo: number, hi: number): number {

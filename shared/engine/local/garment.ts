@@ -1,5 +1,6 @@
 import type { GarmentCategory } from '../types.ts'
 import type { RgbaImage } from './codecs/raster.ts'
+import { measureGarmentShape, type GarmentShape } from './garment-shape.ts'
 import { downscaleToFit } from './resize.ts'
 import { segmentForeground, type Mask } from './segmentation.ts'
 
@@ -21,16 +22,30 @@ export interface GarmentCutout {
   hasLegs: boolean
   /** False when nothing stood out from the backdrop and the whole picture was taken as the garment. */
   separated: boolean
+  /** The outline read as a garment (waist, length, train); undefined when it is no clean single piece. */
+  shape?: GarmentShape
 }
 
 const ANALYSIS_SIDE = 256
 
 export function extractGarment(image: RgbaImage): GarmentCutout {
+  const cutout = cutGarment(image)
+  // A garment of the backdrop's own colour (a white gown on a white sweep) comes out in scraps; on a clean
+  // studio backdrop a finer threshold separates it by its shading. Only then: it also takes in a soft halo.
+  if (!cutout.separated || cutout.hasLegs || cutout.shape) return cutout
+  const finer = cutGarment(image, FINE_STUDIO_THRESHOLD)
+  return finer.shape ? finer : cutout
+}
+
+/** The finest threshold for a studio backdrop, tried when the usual one leaves the garment in scraps. */
+const FINE_STUDIO_THRESHOLD = 9
+
+function cutGarment(image: RgbaImage, studioThreshold?: number): GarmentCutout {
   const small = downscaleToFit(image, ANALYSIS_SIDE)
-  const segmentation = segmentForeground(small)
+  const segmentation = segmentForeground(small, { studioThreshold })
   // Nothing separable from the backdrop: the whole picture is taken as the garment (e.g. a fabric close-up).
   const separated = segmentation.coverage >= 0.01
-  const mask = separated ? segmentation.mask : fullMask(small.width, small.height)
+  const mask = separated ? withoutProps(small, segmentation.mask) : fullMask(small.width, small.height)
   const box = boundingBox(mask)
   const scaleX = image.width / small.width
   const scaleY = image.height / small.height
@@ -56,7 +71,9 @@ export function extractGarment(image: RgbaImage): GarmentCutout {
     }
   }
   const torso = torsoEdges(cut, left, right)
-  return { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut), separated }
+  const cutout: GarmentCutout = { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut), separated }
+  cutout.shape = separated && !cutout.hasLegs ? measureGarmentShape(cutout) : undefined
+  return cutout
 }
 
 /** Category from the garment's shape alone: two legs → bottom; tall and narrow → dress; otherwise a top. */
@@ -70,6 +87,53 @@ export function guessCategory(garment: GarmentCutout, hint?: string): GarmentCat
   const aspect = garment.image.height / garment.image.width
   if (aspect >= 1.25) return 'dress'
   return 'top'
+}
+
+/**
+ * The mask without what is above and below the garment in another colour: a dress form's neck and the
+ * torso below a shirt's hem, a stand and its base, a studio shadow. Rows at the top and the bottom are
+ * dropped while most of what they hold is not of the garment's colour (read across its middle).
+ */
+function withoutProps(image: RgbaImage, mask: Mask): Mask {
+  const { width, height, data } = mask
+  const box = boundingBox(mask)
+  const samples: number[][] = [[], [], []]
+  for (let y = Math.floor(box.y0 + 0.3 * (box.y1 - box.y0)); y < box.y0 + 0.6 * (box.y1 - box.y0); y++) {
+    for (let x = Math.floor(box.x0 + 0.3 * (box.x1 - box.x0)); x < box.x0 + 0.7 * (box.x1 - box.x0); x++) {
+      if (!data[y * width + x]) continue
+      for (let c = 0; c < 3; c++) samples[c].push(image.data[(y * width + x) * 4 + c])
+    }
+  }
+  if (samples[0].length === 0) return mask
+  const fabric = samples.map((v) => v.sort((a, b) => a - b)[v.length >> 1])
+  const fabricShare = (y: number) => {
+    let inside = 0
+    let like = 0
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      if (!data[i]) continue
+      inside++
+      const d = Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
+      if (d <= 90) like++
+    }
+    return inside ? like / inside : 1
+  }
+  const out = Uint8Array.from(data)
+  for (let y = box.y0; y < box.y1 && fabricShare(y) < 0.5; y++) out.fill(0, y * width, (y + 1) * width)
+  for (let y = box.y1 - 1; y >= box.y0 && fabricShare(y) < 0.5; y--) out.fill(0, y * width, (y + 1) * width)
+  // A form's neck between two straps survives the rows above: other colours in the middle of the top rows go too.
+  const band = Math.max(1, Math.round((box.y1 - box.y0) * 0.12))
+  const middle = (box.x0 + box.x1) / 2
+  const reach = (box.x1 - box.x0) * 0.12
+  for (let y = box.y0; y < Math.min(height, box.y0 + band); y++) {
+    for (let x = Math.max(0, Math.floor(middle - reach)); x <= Math.min(width - 1, Math.ceil(middle + reach)); x++) {
+      const i = y * width + x
+      if (!out[i]) continue
+      const d = Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
+      if (d > 90) out[i] = 0
+    }
+  }
+  return { width, height, data: out }
 }
 
 function fullMask(width: number, height: number): Mask {
@@ -163,7 +227,7 @@ function rowEdges({ width, height, data }: RgbaImage) {
  * of a flat-lay widen the run; sleeves hanging apart from the body are separate runs already).
  */
 function torsoEdges({ width, height, data }: RgbaImage, left: Float32Array, right: Float32Array) {
-  const cx = Math.floor(width / 2)
+  const cx = upperCentre(left, right, width)
   const runLeft = new Float32Array(height).fill(NaN)
   const runRight = new Float32Array(height).fill(NaN)
   for (let y = 0; y < height; y++) {
@@ -190,6 +254,16 @@ function torsoEdges({ width, height, data }: RgbaImage, left: Float32Array, righ
     torsoRight[y] = Math.min(runRight[y], centre + half)
   }
   return { left: torsoLeft, right: torsoRight }
+}
+
+/** The centre column of the garment's top rows: the cut-out's own middle is off it when a train is swept aside. */
+export function upperCentre(left: Float32Array, right: Float32Array, width: number): number {
+  const height = left.length
+  const centres: number[] = []
+  for (let y = Math.floor(height * 0.03); y <= Math.floor(height * 0.15); y++) centres.push((left[y] + right[y]) / 2)
+  centres.sort((a, b) => a - b)
+  const centre = centres.length ? centres[centres.length >> 1] : width / 2
+  return Math.min(width - 1, Math.max(0, Math.floor(Number.isFinite(centre) ? centre : width / 2)))
 }
 
 function hasTwoLegs({ width, height, data }: RgbaImage): boolean {

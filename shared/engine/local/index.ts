@@ -1,11 +1,11 @@
 import type { EngineOutcome, GarmentCategory, InputImage, TryOnEngine, TryOnRequest } from '../types.ts'
-import { decodeImage, encodeJpeg, ImageDecodeError, type RgbaImage } from './codecs/index.ts'
+import { decodeImage, encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from './codecs/index.ts'
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
-import { analyseBody } from './person.ts'
+import { analyseBody, type BodyLayout } from './person.ts'
 import { downscaleToFit } from './resize.ts'
-import { segmentForeground } from './segmentation.ts'
+import { segmentForeground, type Segmentation } from './segmentation.ts'
 import { renderTrain } from './train.ts'
 
 export interface LocalEngineOptions {
@@ -14,10 +14,13 @@ export interface LocalEngineOptions {
   jpegQuality?: number
 }
 
+const DEFAULT_OUTPUT_SIDE = 1536
 /** Silhouette analysis runs on a small copy: landmarks need shape, not detail. */
 const ANALYSIS_SIDE = 320
 /** The garment is warped from a copy this large at most; more would be scaled away again. */
 const GARMENT_SIDE = 768
+/** A photo narrower than this on either side cannot show a person; the shopper must send another one. */
+const MIN_PERSON_SIDE = 32
 
 type Stage<T> = { ok: true; value: T } | { ok: false; outcome: EngineOutcome }
 
@@ -27,7 +30,7 @@ type Stage<T> = { ok: true; value: T } | { ok: false; outcome: EngineOutcome }
  * Pure TypeScript on Web-standard APIs, deterministic: the same inputs always give the same JPEG bytes.
  */
 export function createLocalEngine(options: LocalEngineOptions = {}): TryOnEngine {
-  const maxOutputSide = options.maxOutputSide ?? 1536
+  const maxOutputSide = options.maxOutputSide ?? DEFAULT_OUTPUT_SIDE
   const jpegQuality = options.jpegQuality ?? 88
   return {
     name: 'local',
@@ -50,25 +53,35 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   const abortedOutcome: EngineOutcome = { kind: 'failed', reason: 'aborted' }
   if (request.signal?.aborted) return abortedOutcome
 
-  const personDecoded = decode(request.person, 'userPhoto', maxOutputSide)
-  if (!personDecoded.ok) return personDecoded.outcome
-  const garmentDecoded = decode(request.garment, 'productImage', GARMENT_SIDE)
+  // The garment first: it decodes at the smaller scale, so a request with one broken image fails at the lower cost.
+  const garmentDecoded = decode(request.garment, 'productImage', GARMENT_SIDE, request.decodeBudget)
   if (!garmentDecoded.ok) return garmentDecoded.outcome
+  const personDecoded = decode(request.person, 'userPhoto', maxOutputSide, request.decodeBudget)
+  if (!personDecoded.ok) return personDecoded.outcome
+  const { width, height } = personDecoded.value
+  if (Math.min(width, height) < MIN_PERSON_SIDE) {
+    // Not an engine failure a retry could fix: the same photo would fail again.
+    return {
+      kind: 'invalid_input',
+      reason: `The shopper photo (userPhoto) could not be used: it is ${width}×${height} pixels, too small to show a person; ` +
+        `send a photo at least ${MIN_PERSON_SIDE} pixels on each side`,
+    }
+  }
   if (await aborted()) return abortedOutcome
 
   const person = downscaleToFit(personDecoded.value, maxOutputSide)
-  const small = downscaleToFit(person, ANALYSIS_SIDE)
-  const segmentation = segmentForeground(small)
-  const body = analyseBody(segmentation.mask, segmentation.coverage)
+  const { small, segmentation, body } = analyseShopper(person)
   const garment = extractGarment(downscaleToFit(garmentDecoded.value, GARMENT_SIDE))
   const category: GarmentCategory = request.category ?? guessCategory(garment, request.clothingType)
   const scale = { x: person.width / small.width, y: person.height / small.height }
+  // Never a guess at where a body might be: a garment pasted where there is none is a broken picture.
+  if (!body.found) return { kind: 'failed', reason: 'local engine: no person was found in the shopper photo' }
   const placement = fitGarment(garment, category, body, scale)
   if (await aborted()) return abortedOutcome
 
-  const mask = body.found ? segmentation.mask : { ...segmentation.mask, data: new Uint8Array(segmentation.mask.data.length).fill(1) }
-  const dressed = compositeGarment(person, mask, scale, garment, placement, body.figureHeight * scale.y)
-  if (request.train && category === 'dress') {
+  const dressed = compositeGarment(person, segmentation.mask, scale, garment, placement, body.figureHeight * scale.y)
+  // A train lies on the floor past the feet: without both in the photo there is nowhere to draw it.
+  if (request.train && category === 'dress' && body.feetVisible) {
     const footing = { ankleY: body.ankleY * scale.y, floorY: body.floorY * scale.y, figureHeight: body.figureHeight * scale.y }
     renderTrain(dressed, garment, placement, footing, request.train)
   }
@@ -80,9 +93,32 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   return { kind: 'generated', image: { bytes, contentType: 'image/jpeg' } }
 }
 
-function decode(input: InputImage, field: 'userPhoto' | 'productImage', minLongSide: number): Stage<RgbaImage> {
+export interface ShopperAnalysis {
+  /** The copy the analysis ran on. */
+  small: RgbaImage
+  segmentation: Segmentation
+  body: BodyLayout
+}
+
+/**
+ * Where the shopper is in their photo, read from a small copy of it. The engine, the train pre-treatment and
+ * the train scorer all read a photo through here, from the same pixels, so they agree on where the feet are.
+ */
+export function analyseShopper(person: RgbaImage): ShopperAnalysis {
+  const small = downscaleToFit(person, ANALYSIS_SIDE)
+  const segmentation = segmentForeground(small, { backdrop: 'room' })
+  return { small, segmentation, body: analyseBody(segmentation.mask, segmentation.coverage) }
+}
+
+/** The shopper photo decoded and sized as the engine takes it, ready for analyseShopper; its decode counts against `budget`. */
+export function shopperPixels(person: InputImage, maxOutputSide = DEFAULT_OUTPUT_SIDE, budget?: DecodeBudget): RgbaImage {
+  return downscaleToFit(decodeImage(person.bytes, person.format, { minLongSide: maxOutputSide, expected: person, budget }), maxOutputSide)
+}
+
+function decode(input: InputImage, field: 'userPhoto' | 'productImage', minLongSide: number, budget: DecodeBudget | undefined): Stage<RgbaImage> {
   try {
-    return { ok: true, value: decodeImage(input.bytes, input.format, { minLongSide }) }
+    // The decoder checks the size it allocates against the one intake checked, whatever later headers say.
+    return { ok: true, value: decodeImage(input.bytes, input.format, { minLongSide, expected: input, budget }) }
   } catch (error) {
     if (!(error instanceof ImageDecodeError)) throw error
     return { ok: false, outcome: { kind: 'invalid_input', reason: `${field} could not be decoded: ${error.message}` } }

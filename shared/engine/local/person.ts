@@ -44,10 +44,16 @@ export function analyseBody(mask: Mask, coverage: number): BodyLayout {
   if (coverage < 0.02 || coverage > 0.9) return defaultLayout(width, height)
   const rows = rowExtents(mask)
   const top = rows.first.findIndex((x, y) => x >= 0 && rows.count[y] >= Math.max(2, width * 0.01))
-  let bottom = height - 1
-  while (bottom > top && rows.count[bottom] < 2) bottom--
-  if (top < 0 || bottom - top < height * 0.2) return defaultLayout(width, height)
+  if (top < 0) return defaultLayout(width, height)
+  let last = height - 1
+  while (last > top && rows.count[last] < 2) last--
+  // The soles: the lowest rows wide enough to be feet, not a thin streak of floor texture or shadow below them.
+  const footWidth = Math.max(3, (last - top) * 0.025)
+  let bottom = last
+  while (bottom > top && rows.count[bottom] < footWidth) bottom--
+  if (bottom - top < height * 0.2) return defaultLayout(width, height)
 
+  const feetVisible = bottom < height - 2
   const centreX = upperCentroid(mask, top, bottom)
   const centralWidth = new Float32Array(height)
   for (let y = 0; y < height; y++) {
@@ -55,16 +61,17 @@ export function analyseBody(mask: Mask, coverage: number): BodyLayout {
     centralWidth[y] = run ? run[1] - run[0] + 1 : 0
   }
   const smooth = median3(centralWidth)
-  const shoulders = findShoulders(smooth, top, bottom)
+  const shoulders = findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
   if (!shoulders) return defaultLayout(width, height)
   const { shoulderStart, neckY, headWidth } = shoulders
   let shoulderWidth = 0
   for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++) shoulderWidth = Math.max(shoulderWidth, smooth[y])
   if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
 
-  const feetVisible = bottom < height - 2 && rows.count[height - 1] === 0
   const fromShoulders = (shoulderStart - top) / SHOULDER
   const guess = feetVisible ? bottom - top : fromShoulders
+  // A standing figure is tall: its head and shoulders sit in the top fifth, not halfway down a wide blob.
+  if (feetVisible && (shoulderStart - top > 0.3 * guess || shoulderStart - top < 0.08 * guess)) return defaultLayout(width, height)
   const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + 0.75 * guess))
   const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : fromShoulders
   const at = (f: number) => top + f * figureHeight
@@ -144,24 +151,27 @@ function median3(values: Float32Array): Float32Array {
   return out
 }
 
-/** Walks down the central width profile: head, then the narrower neck, then the jump to the shoulders. */
-function findShoulders(width: Float32Array, top: number, bottom: number) {
+/**
+ * Walks down the central width profile: the crown of the head gives the head's width (hair included); the
+ * shoulders are the first rows well below it that are clearly wider and stay so. Hair falling past the
+ * shoulders, a neck hidden by it or a raised collar do not hide the jump from head to shoulders.
+ */
+function findShoulders(width: Float32Array, top: number, bottom: number, stature: number | undefined) {
+  const span = stature ?? (bottom - top) / 0.45
   let headWidth = 0
-  let neckSeen = false
-  const limit = top + Math.round((bottom - top) * 0.45)
-  for (let y = top; y <= limit; y++) {
-    const w = width[y]
-    const rows = y - top
-    if (!neckSeen && rows < 1.2 * headWidth + 2 && w < 0.8 * headWidth) neckSeen = true
-    if (!neckSeen && rows <= 1.2 * headWidth + 2) {
-      headWidth = Math.max(headWidth, w)
-      continue
-    }
-    if (w > 1.55 * headWidth && rows > 0.8 * headWidth) {
-      let neckY = y
-      for (let k = top + Math.round(0.5 * headWidth); k < y; k++) if (width[k] < width[neckY]) neckY = k
-      return { shoulderStart: y, neckY, headWidth }
-    }
+  for (let y = top; y <= Math.min(bottom, top + Math.max(2, Math.round(0.06 * span))); y++) headWidth = Math.max(headWidth, width[y])
+  if (headWidth < 2) return null
+  const from = top + Math.max(1, Math.round(0.08 * span))
+  const to = Math.min(bottom, top + Math.round(0.32 * span))
+  const hold = Math.max(2, Math.round(0.03 * span))
+  for (let y = from; y <= to; y++) {
+    if (width[y] < 1.6 * headWidth) continue
+    let held = true
+    for (let k = 1; k <= hold && y + k <= bottom; k++) if (width[y + k] < 1.45 * headWidth) held = false
+    if (!held) continue
+    let neckY = y
+    for (let k = top + Math.round(0.5 * headWidth); k < y; k++) if (width[k] < width[neckY]) neckY = k
+    return { shoulderStart: y, neckY, headWidth }
   }
   return null
 }

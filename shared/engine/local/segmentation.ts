@@ -1,4 +1,5 @@
 import type { RgbaImage } from './codecs/raster.ts'
+import { roomBackdropDistance } from './room-backdrop.ts'
 
 /** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */
 export interface Mask {
@@ -15,20 +16,37 @@ export interface Segmentation {
   backgroundNoise: number
 }
 
+/** A studio backdrop's smallest threshold: lower finds more of a white gown on a white sweep, but takes in the soft halo around a garment too. */
+const STUDIO_MIN_THRESHOLD = 22
+
+export interface SegmentOptions {
+  /**
+   * `studio` (product photos): one smooth backdrop, fitted as a quadratic surface to the border.
+   * `room` (shopper photos): a wall above a floor with a line between them, modelled row by row.
+   */
+  backdrop?: 'studio' | 'room'
+  /** A studio backdrop's smallest threshold, instead of the default. */
+  studioThreshold?: number
+}
+
 /**
- * Separates the subject from a studio-like backdrop: an alpha channel when the image has one, otherwise a
- * smooth (quadratic) background model fitted robustly to the border, flood-filled inwards, keeping the
- * largest foreground component with its holes filled.
+ * Separates the subject from its backdrop: an alpha channel when the image has one, otherwise a backdrop
+ * model fitted to the border, flood-filled inwards, keeping the largest foreground component.
  */
-export function segmentForeground(image: RgbaImage): Segmentation {
+export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}): Segmentation {
   const { width, height, data } = image
   const n = width * height
-  const distance = new Float32Array(n)
-  let threshold: number
+  let distance: Float32Array = new Float32Array(n)
+  let threshold: number | Float32Array
   let backgroundNoise = 0
   if (hasTransparentBorder(image)) {
     for (let i = 0; i < n; i++) distance[i] = data[i * 4 + 3]
     threshold = 128
+  } else if (options.backdrop === 'room') {
+    const room = roomBackdropDistance(image)
+    distance = room.distance
+    threshold = room.threshold
+    backgroundNoise = room.noise
   } else {
     const model = fitBackground(image)
     backgroundNoise = model.noise
@@ -51,12 +69,15 @@ export function segmentForeground(image: RgbaImage): Segmentation {
         distance[i] = Math.sqrt(dr * dr + dg * dg + db * db) * (data[p + 3] / 255)
       }
     }
-    threshold = Math.max(22, model.noise * 3.5)
+    threshold = Math.max(options.studioThreshold ?? STUDIO_MIN_THRESHOLD, model.noise * 3.5)
   }
   const background = floodFromBorder(distance, width, height, threshold)
   const mask = new Uint8Array(n)
   for (let i = 0; i < n; i++) mask[i] = background[i] ? 0 : 1
   open(mask, width, height)
+  // Where the model blends wall into floor, a subject of the blend's colour reads as backdrop for a row or
+  // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
+  if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
   const kept = largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
@@ -159,8 +180,14 @@ function solveWeighted(samples: number[], weights: Float64Array, features: (x: n
   return a.map((row, r) => row[size] / (row[r] || 1e-12))
 }
 
-/** Marks as background every pixel below the threshold that is connected to a below-threshold border pixel. */
-function floodFromBorder(distance: Float32Array, width: number, height: number, threshold: number): Uint8Array {
+/** Marks as background every pixel below the threshold (one for all, or one per row) that is connected to a below-threshold border pixel. */
+function floodFromBorder(distance: Float32Array, width: number, height: number, limit: number | Float32Array): Uint8Array {
+  const rowLimit = typeof limit === 'number' ? new Float32Array(height).fill(limit) : limit
+  // Scaled per pixel once, so the fill below compares against one array.
+  const over = new Float32Array(width * height)
+  for (let y = 0, i = 0; y < height; y++) for (let x = 0; x < width; x++, i++) over[i] = distance[i] - rowLimit[y]
+  const threshold = 0
+  distance = over
   const background = new Uint8Array(width * height)
   const stack = new Int32Array(width * height)
   let top = 0
@@ -214,6 +241,20 @@ function open(mask: Uint8Array, width: number, height: number): void {
       // Keep subject pixels on the frame edge: a body cut by the bottom edge must stay attached to it.
       const onEdge = x === 0 || y === 0 || x === width - 1 || y === height - 1
       mask[i] = onEdge ? mask[i] : eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (x < width - 1 ? eroded[i + 1] : 0) | eroded[i - width] | eroded[i + width]
+    }
+  }
+}
+
+/** Fills runs of at most `gap` background rows in a column that have subject directly above and below. */
+function closeVertically(mask: Uint8Array, width: number, height: number, gap: number): void {
+  for (let x = 0; x < width; x++) {
+    let lastSubject = -1
+    for (let y = 0; y < height; y++) {
+      if (!mask[y * width + x]) continue
+      if (lastSubject >= 0 && y - lastSubject > 1 && y - lastSubject - 1 <= gap) {
+        for (let k = lastSubject + 1; k < y; k++) mask[k * width + x] = 1
+      }
+      lastSubject = y
     }
   }
 }

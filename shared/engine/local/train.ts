@@ -14,6 +14,8 @@ export interface Footing {
 const OVERLAP = 0.02
 /** Share of the train's length over which its far end rounds off. */
 const ROUNDED_END = 0.35
+/** The train's half-width at its widest is at least this share of the wearer's height. */
+const MIN_FAR_HALF = 0.17
 
 /**
  * Extends a floor-length skirt into a train: from the hem, fabric fans out on the floor past the feet, to
@@ -43,12 +45,13 @@ export function renderTrain(image: RgbaImage, garment: GarmentCutout, placement:
   const startY = Math.min(hemY, footing.ankleY) - OVERLAP * H
   const endY = footing.floorY + train.length * H
   const span = endY - startY
-  const spread = Math.max(1, train.spread)
   const hemTexture = hemBand(garment)
 
+  // Fabric lying on the floor spreads wider than any hem hangs: even a sheath's train fans out.
+  const farHalf = Math.max(hemHalf * Math.max(1, train.spread), MIN_FAR_HALF * H)
   for (let y = Math.max(0, Math.floor(startY)); y < Math.min(height, Math.ceil(endY)); y++) {
     const t = (y + 0.5 - startY) / span
-    let half = hemHalf * (1 + (spread - 1) * Math.sqrt(t))
+    let half = hemHalf + (farHalf - hemHalf) * Math.sqrt(t)
     if (t > 1 - ROUNDED_END) {
       const u = (t - (1 - ROUNDED_END)) / ROUNDED_END
       half *= Math.sqrt(Math.max(0, 1 - u * u))

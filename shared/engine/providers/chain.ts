@@ -8,17 +8,20 @@ import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
  * gets at most an equal share of the generation budget, so a hanging provider leaves time for the next.
  * The image records which engine made it.
  */
-export function createEngineChain(engines: TryOnEngine[], options: { budgetMs: number; log: Logger }): TryOnEngine {
+export function createEngineChain(engines: TryOnEngine[], options: { budgetMs: number; log: Logger; now?: () => number }): TryOnEngine {
   if (engines.length === 1) return engines[0]
   const share = Math.floor(options.budgetMs / engines.length)
+  const now = options.now ?? Date.now
   return {
     name: engines.map((e) => e.name).join(','),
     async generate(request: TryOnRequest): Promise<EngineOutcome> {
       let outcome: EngineOutcome = { kind: 'failed', reason: 'no engine ran' }
       for (const [index, engine] of engines.entries()) {
         const last = index === engines.length - 1
+        const endsAt = now() + share
         const signal = last ? request.signal : AbortSignal.any([AbortSignal.timeout(share), ...(request.signal ? [request.signal] : [])])
-        outcome = await engine.generate({ ...request, signal })
+        const remainingMs = last ? request.remainingMs : () => Math.min(endsAt - now(), request.remainingMs?.() ?? Infinity)
+        outcome = await engine.generate({ ...request, signal, remainingMs })
         if (outcome.kind === 'generated') return { kind: 'generated', image: { ...outcome.image, engine: outcome.image.engine ?? engine.name } }
         if (outcome.kind !== 'failed' || last || request.signal?.aborted) return outcome
         options.log({ level: 'warn', msg: 'engine failed; falling back to the next', engine: engine.name, next: engines[index + 1].name, reason: outcome.reason })

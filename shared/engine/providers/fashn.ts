@@ -2,7 +2,7 @@ import type { EngineOutcome, GarmentCategory, TryOnEngine, TryOnRequest } from '
 import { excerpt, ProviderError, requestJson, transientStatus, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { dataUri, prepareInput, type InputPolicy } from './images.ts'
 import { asRecord } from './json.ts'
-import { outcomeOfError, rejected, failed } from './outcomes.ts'
+import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, fetchOutput, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -19,6 +19,8 @@ export interface FashnOptions {
   polling?: { firstMs: number; factor: number; maxMs: number }
   retry?: RetryPolicy
   output?: OutputLimits
+  /** One call's limit (default 30 s): a run that times out is never sent again. */
+  attemptTimeoutMs?: number
 }
 
 /**
@@ -31,23 +33,47 @@ const RUNNING = new Set(['starting', 'in_queue', 'processing'])
 const NAME = 'fashn'
 
 /**
+ * Status polling. FASHN's SDKs poll every 1 s (fashn-typescript-sdk src/resources/predictions.ts,
+ * DEFAULT_POLL_INTERVAL); its published limits allow about 50 status calls per 10 s and 6 concurrent jobs per
+ * account. Waits of 1 s growing by 1.25× to 2 s make at most 6 polls in a job's first 10 s and 5 in any later
+ * 10 s, so 6 jobs at once stay under 40 per 10 s, whichever isolates run them; a 429 on a poll is waited out.
+ */
+export const defaultPolling = { firstMs: 1_000, factor: 1.25, maxMs: 2_000 }
+
+/**
  * FASHN Virtual Try-On (POST /v1/run, then GET /v1/status/{id} until the prediction settles). Images go as
  * data URIs; the result URL FASHN returns is downloaded at once, since it expires after 72 hours.
  */
 export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime, options: FashnOptions = {}): TryOnEngine {
   const base = config.baseUrl.replace(/\/+$/, '')
-  const polling = options.polling ?? { firstMs: 500, factor: 1.5, maxMs: 3_000 }
+  const polling = options.polling ?? defaultPolling
   const output = options.output ?? defaultOutputLimits
   const headers = { authorization: `Bearer ${config.apiKey}` }
-  const call = (signal: AbortSignal | undefined) => ({
+  const call = (request: TryOnRequest) => ({
     provider: NAME,
     headers,
-    signal,
-    attemptTimeoutMs: 30_000,
+    signal: request.signal,
+    remainingMs: request.remainingMs,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
     maxResponseBytes: 256 * 1024,
     retry: options.retry,
     // 429 OutOfCredits will not pass by waiting; rate and concurrency limits will.
     isTransient: (status: number, body: unknown) => transientStatus(status) && errorName(body) !== 'OutOfCredits',
+  })
+  /**
+   * POST /v1/run starts paid work, and FASHN rules out duplicates only "if you retry after an API-level error",
+   * where "no prediction ID was issued" (docs.fashn.ai/api-overview/error-handling). So a run is tried again
+   * only after FASHN's own error answer (429 RateLimitExceeded or ConcurrencyLimitExceeded, 5xx with its
+   * `{ error, message }` body), or when it provably never left (refused connection, DNS); never after a timeout,
+   * a dropped connection or a gateway's error page, when the prediction may have started.
+   */
+  const runCall = (request: TryOnRequest) => ({
+    ...call(request),
+    idempotent: false,
+    // A retried run still needs the time to process (5 s at the fastest): otherwise leave it to the next engine.
+    minAttemptMs: 5_000,
+    isTransient: (status: number, body: unknown) =>
+      transientStatus(status) && errorName(body) !== undefined && errorName(body) !== 'OutOfCredits',
   })
 
   async function generate(request: TryOnRequest): Promise<EngineOutcome> {
@@ -55,7 +81,7 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
     const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT)
     const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT)
     const submitted = await requestJson(runtime, {
-      ...call(signal),
+      ...runCall(request),
       url: `${base}/v1/run`,
       method: 'POST',
       body: {
@@ -81,8 +107,8 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
         throw new ProviderError('deadline', `fashn: the deadline passed while prediction ${id} was running`)
       }
       wait = Math.min(polling.maxMs, wait * polling.factor)
-      const answer = await requestJson(runtime, { ...call(signal), url: `${base}/v1/status/${encodeURIComponent(id)}` })
-      if (answer.status !== 200) return failed(NAME, runtime, `status answered HTTP ${answer.status}`, { prediction: id, provider: excerpt(answer.body) })
+      const answer = await requestJson(runtime, { ...call(request), url: `${base}/v1/status/${encodeURIComponent(id)}` })
+      if (answer.status !== 200) return failedAnswer(NAME, runtime, answer.status, `status answered HTTP ${answer.status}`, { prediction: id, provider: excerpt(answer.body) })
       const prediction = asRecord(answer.body)
       const status = prediction.status
       if (typeof status === 'string' && RUNNING.has(status)) continue
@@ -104,7 +130,7 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
     // On submit `error` is a string (the error's name), with the details in `message`.
     const name = typeof body.error === 'string' ? body.error : undefined
     if (name) return classify(name, body.message, { status: answer.status })
-    return failed(NAME, runtime, `run answered HTTP ${answer.status} without a prediction id`, { provider: excerpt(answer.body) })
+    return failedAnswer(NAME, runtime, answer.status, `run answered HTTP ${answer.status} without a prediction id`, { provider: excerpt(answer.body) })
   }
 
   /** On status (and webhooks) `error` is an object: { name, message }. */
@@ -114,11 +140,19 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
     return classify(name, record.message, { prediction: id })
   }
 
+  /**
+   * FASHN's error names, as its SDK documents them (fashn-typescript-sdk src/resources/predictions.ts,
+   * PredictionStatusResponse.Error.name) and docs.fashn.ai/api-overview/error-handling.
+   */
   function classify(name: string, message: unknown, context: Record<string, unknown>): EngineOutcome {
     const detail = { ...context, providerError: name, providerMessage: excerpt(message) }
     switch (name) {
       case 'ContentModerationError':
       case 'NSFWError':
+      // "Third-party processor failure", caused by "External service restrictions (content/prompt limitations)";
+      // the fix is to modify the image inputs, so it is a refusal of this content. (3rdPartyProviderError, the
+      // unclassified provider failure the SDK says to retry, stays a failure.)
+      case 'ThirdPartyError':
         return rejected(NAME, runtime, detail)
       case 'PoseError':
         return invalidInput(detail, 'The shopper photo (userPhoto) could not be used: no person pose was found in it')
@@ -128,8 +162,11 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
         return invalidInput(detail, 'The generation engine did not accept these images as a person photo and a garment photo')
       case 'PhotoTypeError':
         return invalidInput(detail, 'The product image (productImage) could not be used: the garment photo type was not recognised')
-      default:
-        return failed(NAME, runtime, `provider error ${name}`, detail)
+      default: {
+        // An API-level error keeps its HTTP status: 429 and 5xx mean FASHN is saturated or down.
+        const status = typeof context.status === 'number' ? context.status : 200
+        return failedAnswer(NAME, runtime, status, `provider error ${name}`, detail)
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import { encodeBase64 } from '../../images/base64.ts'
+import { googleRetryDelayMs } from './google-rpc.ts'
 import { requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import type { PreparedImage } from './images.ts'
 import { asArray, asRecord, field } from './json.ts'
@@ -22,7 +23,17 @@ export function inlineImagePart(image: PreparedImage): Record<string, unknown> {
 export async function generateContent(
   runtime: ProviderRuntime,
   config: GeminiConfig,
-  call: { provider: string; model: string; body: unknown; signal?: AbortSignal; attemptTimeoutMs: number; maxResponseBytes: number; retry?: RetryPolicy },
+  call: {
+    provider: string
+    model: string
+    body: unknown
+    signal?: AbortSignal
+    remainingMs?: () => number
+    minAttemptMs?: number
+    attemptTimeoutMs: number
+    maxResponseBytes: number
+    retry?: RetryPolicy
+  },
 ): Promise<JsonAnswer> {
   return requestJson(runtime, {
     provider: call.provider,
@@ -31,6 +42,10 @@ export async function generateContent(
     headers: { 'x-goog-api-key': config.apiKey },
     body: call.body,
     signal: call.signal,
+    remainingMs: call.remainingMs,
+    minAttemptMs: call.minAttemptMs,
+    // A 429 names its wait in the body (RetryInfo), not in a Retry-After header.
+    serverDelayMs: googleRetryDelayMs,
     attemptTimeoutMs: call.attemptTimeoutMs,
     maxResponseBytes: call.maxResponseBytes,
     retry: call.retry,
@@ -42,18 +57,22 @@ export type GeminiReply =
   | { kind: 'image'; data: string; mimeType: string | undefined }
   | { kind: 'blocked'; where: 'prompt' | 'candidate'; reason: string; message?: string }
   | { kind: 'text'; text: string }
-  | { kind: 'empty'; finishReason: string | undefined }
+  | { kind: 'empty'; finishReason: string | undefined; finishMessage?: string }
 
-/** Finish reasons that mean the output (or input) was withheld on policy grounds rather than cut short. */
-const BLOCKING_FINISH = new Set([
-  'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'OTHER',
-  'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'IMAGE_OTHER', 'NO_IMAGE',
-])
+/**
+ * The finish reasons that are safety blocks, from the `FinishReason` enum of googleapis/python-genai
+ * (google/genai/types.py): content "potentially contains safety violations", "forbidden terms", "prohibited
+ * content", "Sensitive Personally Identifiable Information", and the image variants. The others are not a
+ * judgement on the content: NO_IMAGE ("expected to generate an image, but none was generated"), OTHER,
+ * IMAGE_OTHER, LANGUAGE, RECITATION, IMAGE_RECITATION, MAX_TOKENS… are failures, and the fallback chain moves on.
+ * Any `promptFeedback.blockReason` (the `BlockedReason` enum) is a block of the input, hence a rejection.
+ */
+const SAFETY_FINISH = new Set(['SAFETY', 'IMAGE_SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII'])
 
 /**
  * Reads a generateContent answer in the order proxies use: no candidate → the prompt's block reason; an image
- * in any part (a model's final image, not a "thought" sketch, when there are both) → the image; a non-STOP
- * finish → a block; text only → a refusal in words.
+ * in any part (a model's final image, not a "thought" sketch, when there are both) → the image; a safety
+ * finish → a block; text only → words without an image; anything else → empty, with its finish reason.
  */
 export function readReply(body: unknown): GeminiReply {
   const root = asRecord(body)
@@ -77,12 +96,12 @@ export function readReply(body: unknown): GeminiReply {
   if (image) return { kind: 'image', data: image.data, mimeType: image.mimeType }
 
   const finishReason = stringOr(field(candidate, 'finishReason', 'finish_reason'))
-  if (finishReason && BLOCKING_FINISH.has(finishReason)) {
+  if (finishReason && SAFETY_FINISH.has(finishReason)) {
     return { kind: 'blocked', where: 'candidate', reason: finishReason, message: stringOr(field(candidate, 'finishMessage', 'finish_message')) }
   }
   const text = textOf(parts)
   if (text !== '' && (finishReason === undefined || finishReason === 'STOP')) return { kind: 'text', text }
-  return { kind: 'empty', finishReason }
+  return { kind: 'empty', finishReason, finishMessage: stringOr(field(candidate, 'finishMessage', 'finish_message')) }
 }
 
 /** The answer's words (thoughts left out): what a JSON-mode call returns. */

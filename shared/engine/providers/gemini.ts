@@ -3,7 +3,7 @@ import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfi
 import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
 import { excerpt, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
-import { failed, outcomeOfError, rejected } from './outcomes.ts'
+import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -35,6 +35,9 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
       provider: NAME,
       model: config.model,
       signal: request.signal,
+      remainingMs: request.remainingMs,
+      // An image takes seconds to generate: a retry that leaves less is wasted, the next engine gets the time.
+      minAttemptMs: 5_000,
       attemptTimeoutMs: 90_000,
       maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 256 * 1024,
       retry: options.retry,
@@ -48,7 +51,7 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
     })
     if (answer.status !== 200) {
       const error = apiError(answer)
-      return failed(NAME, runtime, `generateContent answered HTTP ${answer.status}`, { providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) })
+      return failedAnswer(NAME, runtime, answer.status, `generateContent answered HTTP ${answer.status}`, { providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) })
     }
     const reply = readReply(answer.body)
     switch (reply.kind) {
@@ -56,10 +59,11 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
         return { kind: 'generated', image: imageFromBase64(reply.data, NAME, output) }
       case 'blocked':
         return rejected(NAME, runtime, { blockedAt: reply.where, blockReason: reply.reason, providerMessage: excerpt(reply.message ?? '') })
+      // Words without an image (finishReason STOP) are not a safety block: the model did not do the job.
       case 'text':
-        return rejected(NAME, runtime, { blockedAt: 'text-only reply', providerMessage: excerpt(reply.text) })
+        return failed(NAME, runtime, 'answered in words, without an image', { providerMessage: excerpt(reply.text) })
       case 'empty':
-        return failed(NAME, runtime, `no image and no reason (finishReason ${reply.finishReason ?? 'absent'})`)
+        return failed(NAME, runtime, `no image (finishReason ${reply.finishReason ?? 'absent'})`, { finishMessage: excerpt(reply.finishMessage ?? '') })
     }
   }
 

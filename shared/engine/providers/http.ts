@@ -15,13 +15,24 @@ export class ProviderError extends Error {
 }
 
 export interface RetryPolicy {
-  /** Tries in all, the first included. */
+  /** Tries in all after network failures, timeouts and 5xx answers, the first included. */
   attempts: number
   baseDelayMs: number
   maxDelayMs: number
+  /**
+   * Tries in all while the provider answers 429. A quota frees up with time, so these waits are longer and are
+   * spent within the deadline; without this, a 429 counts as any other failure.
+   */
+  rateLimited?: { attempts: number; baseDelayMs: number; maxDelayMs: number }
 }
 
-export const defaultRetry: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 }
+export const defaultRetry: RetryPolicy = {
+  attempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  // Waits of about 1.5, 3, 6, 12, 12… s: over a minute in all, which a per-minute quota (Vertex: 50 a minute) needs.
+  rateLimited: { attempts: 8, baseDelayMs: 2_000, maxDelayMs: 16_000 },
+}
 
 export interface JsonCall {
   /** Names the provider in log lines. */
@@ -35,12 +46,24 @@ export interface JsonCall {
   form?: Record<string, string>
   /** The generation's deadline: once it aborts, nothing is retried. */
   signal?: AbortSignal
+  /** Milliseconds until `signal` aborts, when known: a wait that would not leave time for one more try is not begun. */
+  remainingMs?: () => number
+  /** How long a try needs to be worth sending after a wait (default 1 s). */
+  minAttemptMs?: number
   /** One attempt (connect, headers and body) gives up after this long and counts as transient. */
   attemptTimeoutMs: number
   maxResponseBytes: number
   retry?: RetryPolicy
   /** Which answers deserve another attempt; by default 429 and 5xx. */
   isTransient?: (status: number, body: unknown) => boolean
+  /** The wait an answer asks for in its body (Google's RetryInfo), in ms; `Retry-After` is read in any case. */
+  serverDelayMs?: (answer: JsonAnswer) => number | undefined
+  /**
+   * False for a call that starts paid work (FASHN's POST /v1/run): after a timeout or a broken connection it may
+   * have reached the provider, so it is tried again only when it provably never left (connection refused, DNS)
+   * or when the provider answered with a transient status.
+   */
+  idempotent?: boolean
 }
 
 export interface JsonAnswer {
@@ -54,14 +77,18 @@ export const transientStatus = (status: number): boolean => status === 429 || (s
 
 /**
  * One JSON call with retries: network errors, attempt timeouts and transient statuses are tried again after a
- * jittered exponential backoff (at least the server's Retry-After), and never past the deadline. The last
- * answer is returned whatever its status; a 2xx that is not JSON, or no answer at all, throws ProviderError.
+ * jittered exponential backoff, or after the wait the server asked for (`Retry-After`, or `serverDelayMs`).
+ * 429s get their own, longer budget of tries. No wait is begun that would end past the deadline: the last
+ * answer (or failure) stands at once, so a fallback engine gets the time instead. The last answer is returned
+ * whatever its status; a 2xx that is not JSON, or no answer at all, throws ProviderError.
  */
 export async function requestJson(runtime: ProviderRuntime, call: JsonCall): Promise<JsonAnswer> {
-  const retry = call.retry ?? defaultRetry
+  const policy = call.retry ?? defaultRetry
   const isTransient = call.isTransient ?? ((status: number) => transientStatus(status))
   const headers = headersOf(call)
   const body = bodyOf(call)
+  let failures = 0
+  let rateLimited = 0
   for (let attempt = 1; ; attempt++) {
     if (call.signal?.aborted) throw deadlineError(call)
     const timeout = AbortSignal.timeout(call.attemptTimeoutMs)
@@ -74,14 +101,20 @@ export async function requestJson(runtime: ProviderRuntime, call: JsonCall): Pro
       if (call.signal?.aborted) throw deadlineError(call)
       if (error instanceof ProviderError && error.kind !== 'timeout') throw error
       const failure = error instanceof ProviderError ? error : noAnswer(call, timeout.aborted, error)
-      if (attempt >= retry.attempts) throw failure
-      runtime.log({ level: 'warn', msg: 'provider call failed; retrying', provider: call.provider, attempt, failure: failure.kind })
-      await backoff(runtime, call, retry, attempt, null)
+      if (call.idempotent === false && !neverSent(error)) throw failure
+      failures++
+      if (failures >= policy.attempts) throw failure
+      const delay = fullJitter(runtime, policy, failures)
+      if (!(await waitToRetry(runtime, call, delay, policy.maxDelayMs, { attempt, failure: failure.kind }))) throw failure
       continue
     }
-    if (!isTransient(answer.status, answer.body) || attempt >= retry.attempts) return answer
-    runtime.log({ level: 'warn', msg: 'provider answered a transient error; retrying', provider: call.provider, attempt, status: answer.status })
-    await backoff(runtime, call, retry, attempt, answer.headers.get('retry-after'))
+    if (!isTransient(answer.status, answer.body)) return answer
+    const limit = answer.status === 429 && policy.rateLimited ? policy.rateLimited : undefined
+    const tries = limit ? ++rateLimited : ++failures
+    if (tries >= (limit ?? policy).attempts) return answer
+    const asked = serverDelay(runtime, answer, call)
+    const delay = asked ?? (limit ? equalJitter(runtime, limit, tries) : fullJitter(runtime, policy, tries))
+    if (!(await waitToRetry(runtime, call, delay, (limit ?? policy).maxDelayMs, { attempt, status: answer.status }))) return answer
   }
 }
 
@@ -108,18 +141,65 @@ async function readJson(response: Response, call: JsonCall, signal: AbortSignal)
   return { status: response.status, headers: response.headers, body }
 }
 
-/** Full jitter (a random delay up to the exponential step), never shorter than a Retry-After within the cap. */
-async function backoff(runtime: ProviderRuntime, call: JsonCall, retry: RetryPolicy, attempt: number, retryAfter: string | null): Promise<void> {
-  const step = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1))
-  let delay = runtime.random() * step
-  const serverSeconds = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : NaN
-  if (Number.isFinite(serverSeconds)) delay = Math.max(delay, Math.min(retry.maxDelayMs, serverSeconds * 1000))
+/** Full jitter: a random wait up to the exponential step (network failures and 5xx). */
+function fullJitter(runtime: ProviderRuntime, policy: { baseDelayMs: number; maxDelayMs: number }, tries: number): number {
+  return runtime.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (tries - 1))
+}
+
+/** Equal jitter: at least half the step, so a 429 is never retried at once. */
+function equalJitter(runtime: ProviderRuntime, policy: { baseDelayMs: number; maxDelayMs: number }, tries: number): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (tries - 1))
+  return step / 2 + (runtime.random() * step) / 2
+}
+
+/** The wait the answer asked for: `Retry-After` (seconds or an HTTP date), else what the body says. */
+function serverDelay(runtime: ProviderRuntime, answer: JsonAnswer, call: JsonCall): number | undefined {
+  const header = answer.headers.get('retry-after')?.trim()
+  if (header && /^\d+$/.test(header)) return Number(header) * 1000
+  if (header) {
+    const at = Date.parse(header)
+    if (Number.isFinite(at)) return Math.max(0, at - runtime.now())
+  }
+  const fromBody = call.serverDelayMs?.(answer)
+  return fromBody !== undefined && Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : undefined
+}
+
+/**
+ * Waits before the next try, or answers false when the deadline would pass first (then the caller gives up
+ * at once). Without a known deadline, a wait is capped at `capMs`.
+ */
+async function waitToRetry(runtime: ProviderRuntime, call: JsonCall, delayMs: number, capMs: number, context: Record<string, unknown>): Promise<boolean> {
+  const left = call.remainingMs?.()
+  const delay = Math.round(left === undefined ? Math.min(delayMs, capMs) : delayMs)
+  if (left !== undefined && delay + (call.minAttemptMs ?? 1_000) > left) {
+    runtime.log({ level: 'warn', msg: 'provider asked for a wait past the deadline; not retrying', provider: call.provider, ...context, waitMs: delay, remainingMs: Math.round(left) })
+    return false
+  }
+  runtime.log({ level: 'warn', msg: 'provider call failed; retrying', provider: call.provider, ...context, waitMs: delay })
   try {
-    await runtime.sleep(Math.round(delay), call.signal)
+    await runtime.sleep(delay, call.signal)
   } catch {
     throw deadlineError(call)
   }
+  return true
 }
+
+/**
+ * True when the request provably never reached the server: the connection was refused or the name did not
+ * resolve (Node's undici puts the code on `cause`; Deno and others only say it in the message).
+ */
+export function neverSent(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true
+    if (NOT_SENT_MESSAGE.test(e.message)) return true
+  }
+  return false
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT'])
+// "bad port", "Requests to port N are blocked": the Fetch standard's blocked ports, refused before connecting.
+const NOT_SENT_MESSAGE = /connection refused|ECONNREFUSED|ENOTFOUND|getaddrinfo|dns error|failed to lookup address|bad port|requests to port \d+ are blocked/i
 
 function deadlineError(call: JsonCall): ProviderError {
   return new ProviderError('deadline', `${call.provider}: the generation deadline passed`)

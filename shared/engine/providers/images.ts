@@ -32,24 +32,33 @@ export class InputPreparationError extends Error {
 }
 
 const JPEG_QUALITY = 92
+/**
+ * An image that must be re-encoded anyway goes out at about this long side: at least this (or the original
+ * size), under twice this, never past the provider's limit. The try-on models render smaller (Gemini 2.5 Flash
+ * Image answers at about 1024 px, FASHN takes 2000 px at most), and a JPEG is then decoded at a DCT scale: a
+ * 14 MP camera photo becomes 3.6 MP of pixels (14 MB) instead of 58 MB, and is sent at that size without a
+ * resize. This keeps a request with two 10 MB photos within an edge function's memory and CPU time.
+ */
+export const REENCODE_LONG_SIDE = 2048
 
 /**
  * The image as the provider accepts it: the original bytes when they already fit the policy; otherwise decoded,
- * flattened on white (JPEG has no alpha), shrunk until it fits and encoded as JPEG.
+ * flattened on white (JPEG has no alpha), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
   const fits = policy.formats.includes(image.format) && image.bytes.byteLength <= policy.maxBytes
     && Math.max(image.width, image.height) <= policy.maxLongSide
   if (fits) return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
-  let side = Math.min(policy.maxLongSide, Math.max(image.width, image.height))
   let pixels: RgbaImage
   try {
-    pixels = decodeImage(image.bytes, image.format, { minLongSide: side })
+    pixels = decodeImage(image.bytes, image.format, { minLongSide: Math.min(policy.maxLongSide, REENCODE_LONG_SIDE), expected: image })
   } catch (error) {
     if (error instanceof ImageDecodeError) throw new InputPreparationError(field, error.message)
     throw error
   }
+  const decoded = Math.max(pixels.width, pixels.height)
+  let side = Math.min(policy.maxLongSide, decoded < 2 * REENCODE_LONG_SIDE ? decoded : REENCODE_LONG_SIDE)
   flattenOnWhite(pixels)
   for (let tries = 0; ; tries++) {
     const bytes = encodeJpeg(downscaleToFit(pixels, side), JPEG_QUALITY)

@@ -1,4 +1,5 @@
 import type { TryOnEngine } from '../types.ts'
+import { defaultBreaker, withCircuitBreaker, type BreakerPolicy } from './breaker.ts'
 import { createEngineChain } from './chain.ts'
 import { createFashnEngine } from './fashn.ts'
 import { createGeminiEngine } from './gemini.ts'
@@ -9,11 +10,17 @@ import { createVertexEngine } from './vertex.ts'
 
 export { providerRuntime, type ProviderRuntime } from './runtime.ts'
 
-/** The engine live keys use: TRYON_ENGINE's engines, as a fallback chain when there are several. */
+/**
+ * The engine live keys use: TRYON_ENGINE's engines, as a fallback chain when there are several, each remote
+ * provider behind its own circuit breaker (built here, so its state lives as long as these deps: one isolate).
+ */
 export function createLiveEngine(
   settings: ProviderSettings,
-  options: { local: TryOnEngine; runtime: ProviderRuntime; budgetMs: number },
+  options: { local: TryOnEngine; runtime: ProviderRuntime; budgetMs: number; breaker?: BreakerPolicy },
 ): TryOnEngine {
+  const { runtime } = options
+  const guarded = (name: EngineName): TryOnEngine =>
+    name === 'local' ? options.local : withCircuitBreaker(build(name), { policy: options.breaker ?? defaultBreaker, now: runtime.now, log: runtime.log })
   const build = (name: EngineName): TryOnEngine => {
     switch (name) {
       case 'local':
@@ -29,7 +36,7 @@ export function createLiveEngine(
         return createGeminiEngine(required(settings.gemini, name), options.runtime)
     }
   }
-  return createEngineChain(settings.engines.map(build), { budgetMs: options.budgetMs, log: options.runtime.log })
+  return createEngineChain(settings.engines.map(guarded), { budgetMs: options.budgetMs, log: runtime.log, now: runtime.now })
 }
 
 function required<T>(value: T | undefined, engine: string): T {

@@ -1,5 +1,5 @@
 import type { EngineOutcome } from '../types.ts'
-import { ProviderError } from './http.ts'
+import { ProviderError, transientStatus, type ProviderFailureKind } from './http.ts'
 import { describeField, InputPreparationError } from './images.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -14,7 +14,7 @@ export function outcomeOfError(engine: string, error: unknown, runtime: Provider
   }
   if (error instanceof ProviderError) {
     runtime.log({ level: error.kind === 'deadline' ? 'warn' : 'error', msg: 'provider call failed', engine, failure: error.kind, error: error.message })
-    return { kind: 'failed', reason: `${engine}: ${error.kind}: ${error.message}` }
+    return { kind: 'failed', reason: `${engine}: ${error.kind}: ${error.message}`, ...(OUTAGE_KINDS.has(error.kind) && { outage: true }) }
   }
   runtime.log({ level: 'error', msg: 'provider adapter failed unexpectedly', engine, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
   return { kind: 'failed', reason: `${engine}: unexpected error` }
@@ -31,3 +31,12 @@ export function failed(engine: string, runtime: ProviderRuntime, why: string, de
   runtime.log({ level: 'error', msg: 'provider failed', engine, why, ...detail })
   return { kind: 'failed', reason: `${engine}: ${why}` }
 }
+
+/** A provider's error answer: 429 and 5xx (still there after the retries) say it is down or saturated. */
+export function failedAnswer(engine: string, runtime: ProviderRuntime, status: number, why: string, detail: Record<string, unknown> = {}): EngineOutcome {
+  runtime.log({ level: 'error', msg: 'provider failed', engine, why, status, ...detail })
+  return { kind: 'failed', reason: `${engine}: ${why}`, ...(transientStatus(status) && { outage: true }) }
+}
+
+/** No answer in time, or none at all: the provider is unreachable or too slow. */
+const OUTAGE_KINDS = new Set<ProviderFailureKind>(['deadline', 'timeout', 'network'])

@@ -2,8 +2,8 @@ import { decodeBase64 } from '../../images/base64.ts'
 import { readImageHeader } from '../../images/sniff.ts'
 import { contentTypeOf } from '../../images/types.ts'
 import type { GeneratedImage } from '../types.ts'
-import { readCapped } from '../../http/read-capped.ts'
-import { ProviderError, tooLarge } from './http.ts'
+import { ImageFetchError } from '../../images/fetch.ts'
+import { ProviderError, type ProviderFailureKind } from './http.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
 /** Largest result accepted from a provider, and how long its download may take. */
@@ -54,21 +54,20 @@ export async function fetchOutput(
   if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) {
     throw new ProviderError('refused', `${engine} returned an output URL with scheme ${url.protocol}`)
   }
-  const timeout = AbortSignal.timeout(limits.downloadTimeoutMs)
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
   let bytes: Uint8Array
   try {
-    const response = await runtime.fetch(url, { signal, headers: { accept: 'image/*' } })
-    if (response.status !== 200) {
-      response.body?.cancel().catch(() => {})
-      throw new ProviderError('network', `${engine} output download answered HTTP ${response.status}`)
-    }
-    bytes = await readCapped(response, limits.maxBytes, signal, tooLarge(limits.maxBytes))
+    bytes = await runtime.fetchImage(url, { maxBytes: limits.maxBytes, signal: options.signal, timeoutMs: limits.downloadTimeoutMs })
   } catch (error) {
     if (options.signal?.aborted) throw new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
-    if (error instanceof ProviderError) throw error
-    if (timeout.aborted) throw new ProviderError('timeout', `${engine} output download took longer than ${limits.downloadTimeoutMs} ms`)
-    throw new ProviderError('network', `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ProviderError(downloadFailure(error), `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
   return generatedImage(bytes, engine)
+}
+
+function downloadFailure(error: unknown): ProviderFailureKind {
+  if (!(error instanceof ImageFetchError)) return 'network'
+  if (error.reason === 'too_large') return 'too_large'
+  if (error.reason === 'timeout') return 'timeout'
+  if (error.reason === 'address' || error.reason === 'scheme' || error.reason === 'credentials' || error.reason === 'redirects') return 'refused'
+  return 'network'
 }

@@ -1,4 +1,5 @@
 import { jsonLogger, type Logger } from '../../deps.ts'
+import { createImageFetcher, type ImageFetcher } from '../../images/fetch.ts'
 
 /**
  * What a provider adapter takes from the outside world. Tests pass an instant `sleep` and a fixed `random`
@@ -6,6 +7,11 @@ import { jsonLogger, type Logger } from '../../deps.ts'
  */
 export interface ProviderRuntime {
   fetch: typeof fetch
+  /**
+   * Downloads a result a provider points to: the guarded, size-capped fetcher of image intake (public addresses only,
+   * redirects re-checked), since the URL is the provider's answer, not our configuration.
+   */
+  fetchImage: ImageFetcher
   /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   /** In [0, 1): the jitter of retry delays. */
@@ -16,8 +22,10 @@ export interface ProviderRuntime {
 }
 
 export function providerRuntime(overrides: Partial<ProviderRuntime> = {}): ProviderRuntime {
+  const fetch = overrides.fetch ?? ((input, init) => globalThis.fetch(input, init))
   return {
-    fetch: (input, init) => globalThis.fetch(input, init),
+    fetch,
+    fetchImage: createImageFetcher({ fetch }),
     sleep: abortableSleep,
     random: Math.random,
     now: Date.now,

@@ -8,7 +8,7 @@ const baseUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fa
 
 /** The environment variables of the generation engines (README "Generation engines"); merged into readSettings' schema. */
 export const providerEnvShape = {
-  TRYON_TRAIN_SCORER: z.enum(['local', 'gemini']).default('local'),
+  TRYON_TRAIN_SCORER: z.enum(['auto', 'local', 'gemini', 'vertex']).default('auto'),
   FASHN_API_KEY: z.string().optional(),
   FASHN_BASE_URL: baseUrl('https://api.fashn.ai'),
   VERTEX_PROJECT: z.string().regex(/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/, 'must be a Google Cloud project id').optional(),
@@ -20,6 +20,7 @@ export const providerEnvShape = {
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_MODEL: z.string().default('gemini-2.5-flash-image'),
   GEMINI_SCORER_MODEL: z.string().default('gemini-2.5-flash'),
+  VERTEX_SCORER_MODEL: z.string().default('gemini-2.5-flash'),
   GEMINI_BASE_URL: baseUrl('https://generativelanguage.googleapis.com'),
 }
 
@@ -28,10 +29,10 @@ export type ProviderEnv = z.infer<z.ZodObject<typeof providerEnvShape>>
 export interface ProviderSettings {
   /** TRYON_ENGINE as a fallback chain, in order. */
   engines: EngineName[]
-  /** The wedding-dress train scorer for live keys (test keys always score locally). */
-  trainScorer: 'local' | 'gemini'
+  /** The wedding-dress train scorer for live keys, `auto` resolved (test keys always score locally). */
+  trainScorer: 'local' | 'gemini' | 'vertex'
   fashn?: { apiKey: string; baseUrl: string }
-  vertex?: { project: string; location: string; model: string; baseUrl?: string; accessToken?: string; serviceAccount?: ServiceAccount }
+  vertex?: { project: string; location: string; model: string; scorerModel: string; baseUrl?: string; accessToken?: string; serviceAccount?: ServiceAccount }
   gemini?: { apiKey: string; baseUrl: string; model: string; scorerModel: string }
 }
 
@@ -49,16 +50,27 @@ export function providerSettingsOf(engine: string, env: ProviderEnv): ProviderSe
   }
   const uses = (name: EngineName) => engines.includes(name)
   const needs = (names: string, because: string) => invalid(`${because} needs ${names}`)
-  const settings: ProviderSettings = { engines: engines as EngineName[], trainScorer: env.TRYON_TRAIN_SCORER }
+  // auto: a judge that can see when there are credentials for one (the Gemini API, else Gemini on Vertex AI
+  // with the try-on model's service account), else the local scorer.
+  const trainScorer =
+    env.TRYON_TRAIN_SCORER !== 'auto'
+      ? env.TRYON_TRAIN_SCORER
+      : env.GEMINI_API_KEY
+        ? 'gemini'
+        : env.VERTEX_PROJECT && env.VERTEX_SERVICE_ACCOUNT_JSON
+          ? 'vertex'
+          : 'local'
+  const settings: ProviderSettings = { engines: engines as EngineName[], trainScorer }
 
   if (uses('fashn')) {
     if (!env.FASHN_API_KEY) throw needs('FASHN_API_KEY', 'TRYON_ENGINE=fashn')
     settings.fashn = { apiKey: env.FASHN_API_KEY, baseUrl: env.FASHN_BASE_URL }
   }
-  if (uses('vertex')) {
-    if (!env.VERTEX_PROJECT) throw needs('VERTEX_PROJECT', 'TRYON_ENGINE=vertex')
+  if (uses('vertex') || trainScorer === 'vertex') {
+    const because = uses('vertex') ? 'TRYON_ENGINE=vertex' : 'TRYON_TRAIN_SCORER=vertex'
+    if (!env.VERTEX_PROJECT) throw needs('VERTEX_PROJECT', because)
     if (!env.VERTEX_ACCESS_TOKEN && !env.VERTEX_SERVICE_ACCOUNT_JSON) {
-      throw needs('VERTEX_SERVICE_ACCOUNT_JSON (a service-account key file) or VERTEX_ACCESS_TOKEN', 'TRYON_ENGINE=vertex')
+      throw needs('VERTEX_SERVICE_ACCOUNT_JSON (a service-account key file) or VERTEX_ACCESS_TOKEN', because)
     }
     let serviceAccount: ServiceAccount | undefined
     try {
@@ -70,12 +82,13 @@ export function providerSettingsOf(engine: string, env: ProviderEnv): ProviderSe
       project: env.VERTEX_PROJECT,
       location: env.VERTEX_LOCATION,
       model: env.VERTEX_MODEL,
+      scorerModel: env.VERTEX_SCORER_MODEL,
       baseUrl: env.VERTEX_BASE_URL,
       accessToken: env.VERTEX_ACCESS_TOKEN,
       serviceAccount,
     }
   }
-  if (uses('gemini') || env.TRYON_TRAIN_SCORER === 'gemini') {
+  if (uses('gemini') || trainScorer === 'gemini') {
     if (!env.GEMINI_API_KEY) throw needs('GEMINI_API_KEY', uses('gemini') ? 'TRYON_ENGINE=gemini' : 'TRYON_TRAIN_SCORER=gemini')
     settings.gemini = { apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL, scorerModel: env.GEMINI_SCORER_MODEL }
   }

@@ -1,10 +1,11 @@
 import { encodeBase64 } from '../../images/base64.ts'
 import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
+import { googleRetryDelayMs } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
 import { asArray, asRecord } from './json.ts'
-import { failed, outcomeOfError, rejected } from './outcomes.ts'
+import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -27,8 +28,15 @@ export interface VertexOptions {
  * data, so the smaller limit is used. WebP and larger images are re-encoded as JPEG.
  */
 const VERTEX_INPUT: InputPolicy = { formats: ['jpeg', 'png'], maxBytes: 7 * 1024 * 1024, maxLongSide: 4096 }
-/** An input refused by Responsible AI filtering comes back as a 400 whose message says so. */
-const RAI_MESSAGE = /responsible ai|safety|filtered|prohibited|sensitive|blocked/i
+/**
+ * An input refused by the safety filters. Google's "Responsible AI and usage guidelines for Imagen"
+ * (cloud.google.com/vertex-ai/generative-ai/docs/image/responsible-ai-imagen, "Safety filters") says: if the
+ * model responds with an error message such as "The prompt couldn't be submitted" or "it might violate our
+ * policies", the input is triggering a safety filter; filter messages end with "Support codes: <n>", the
+ * codes tabled on the same pages. Such an answer is a 400 with status INVALID_ARGUMENT, so both are required:
+ * a 400 that says none of this (a malformed request, a wrong field) is our failure, not the shopper's.
+ */
+const RAI_MESSAGE = /couldn['’]?t be submitted|could not be submitted|might violate|violates? (?:our|google['’]s)? ?(?:policies|responsible ai)|responsible ai practices|support codes?:\s*\d+/i
 const NAME = 'vertex'
 
 export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location' | 'baseUrl' | 'model'>): string {
@@ -52,6 +60,10 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
         headers: { authorization: `Bearer ${await config.tokens.token(request.signal)}` },
         body,
         signal: request.signal,
+        remainingMs: request.remainingMs,
+        minAttemptMs: 5_000,
+        // Vertex answers 429 RESOURCE_EXHAUSTED against a per-minute quota, sometimes with a RetryInfo wait.
+        serverDelayMs: googleRetryDelayMs,
         attemptTimeoutMs: 90_000,
         maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 64 * 1024,
         retry: options.retry,
@@ -80,9 +92,10 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
     const produced = predictions.find((p) => typeof p.bytesBase64Encoded === 'string' && p.bytesBase64Encoded !== '')
     if (produced) return { kind: 'generated', image: imageFromBase64(produced.bytesBase64Encoded, NAME, output) }
+    // A filtered output carries `raiFilteredReason` (VirtualTryOnModelResultProto in the Vertex REST reference).
     const filtered = predictions.find((p) => typeof p.raiFilteredReason === 'string')
     if (filtered) return rejected(NAME, runtime, { raiFilteredReason: excerpt(filtered.raiFilteredReason) })
-    // Imagen drops filtered images from `predictions` unless asked for reasons: none left means all were filtered.
+    // "If fewer images than requested are returned, then some generated output are blocked" (the page above).
     if (predictions.length === 0) return rejected(NAME, runtime, { raiFilteredReason: 'no prediction returned (filtered)' })
     return failed(NAME, runtime, 'predictions carried no image', { provider: excerpt(answer.body) })
   }
@@ -90,8 +103,10 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
   function errorAnswer(answer: JsonAnswer): EngineOutcome {
     const error = asRecord(asRecord(answer.body).error)
     const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
-    if (answer.status === 400 && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) return rejected(NAME, runtime, detail)
-    return failed(NAME, runtime, `predict answered HTTP ${answer.status}`, detail)
+    if (answer.status === 400 && error.status === 'INVALID_ARGUMENT' && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) {
+      return rejected(NAME, runtime, detail)
+    }
+    return failedAnswer(NAME, runtime, answer.status, `predict answered HTTP ${answer.status}`, detail)
   }
 
   return {

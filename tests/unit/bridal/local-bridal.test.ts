@@ -1,88 +1,141 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createLocalPretreatment, measureGown, trainFor } from '../../../shared/bridal/local-pretreatment.ts'
-import { createLocalTrainScorer } from '../../../shared/bridal/local-scorer.ts'
+import { createLocalPretreatment, trainFor } from '../../../shared/bridal/local-pretreatment.ts'
+import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain, withBridalScenario } from '../../../shared/bridal/pipeline.ts'
-import type { BridalSteps } from '../../../shared/bridal/ports.ts'
-import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import { extractGarment } from '../../../shared/engine/local/garment.ts'
-import type { InputImage } from '../../../shared/engine/types.ts'
+import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
+import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { analyseShopper, createLocalEngine, shopperPixels } from '../../../shared/engine/local/index.ts'
+import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
+import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
 import { ApiError } from '../../../shared/http/errors.ts'
 import { asInput, makeFlatImage, makeGarmentPhoto, makeShopperPhoto, type GarmentKind } from '../../support/images.ts'
 
 const slate: [number, number, number] = [120, 128, 140]
 const ivory: [number, number, number] = [242, 236, 224]
-const person = asInput(makeShopperPhoto({ width: 400, height: 600, background: slate }))
+const shopper = makeShopperPhoto({ width: 400, height: 600, background: slate })
+const person = asInput(shopper)
 const cropped = asInput(makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false }))
-const garment = (kind: GarmentKind) => makeGarmentPhoto({ kind, color: ivory, width: 320, height: 320, transparentBackground: true })
+const nobody = asInput(makeFlatImage({ width: 400, height: 600, color: [200, 196, 190], format: 'jpeg' }))
+const garment = (kind: GarmentKind) => asInput(makeGarmentPhoto({ kind, color: ivory, width: 320, height: 320, transparentBackground: true }))
+const gown = garment('gown-with-train')
+/** The shopper photo with a third of the figure's height of plain floor added below the feet. */
+const roomy = ((): InputImage => {
+  const { pixels, geometry } = shopper
+  const height = pixels.height + Math.round(0.33 * geometry.figureHeight)
+  const data = new Uint8Array(pixels.width * height * 4)
+  data.set(pixels.data)
+  for (let i = pixels.data.length; i < data.length; i += 4) data.set([...slate, 255], i)
+  return { bytes: encodeJpeg({ width: pixels.width, height, data }, 92), format: 'jpeg', width: pixels.width, height }
+})()
 
 const engine = createLocalEngine()
 const local: BridalSteps = { pretreatment: createLocalPretreatment(), scorer: createLocalTrainScorer() }
 const silent = () => {}
 
-async function scoreOf(kind: GarmentKind, shopper: InputImage = person): Promise<number | null> {
-  const { bridal } = await generateWithTrain(engine, local, { person: shopper, garment: asInput(garment(kind)), category: 'dress' }, { threshold: 0.5, log: silent, tryOnId: 't' })
-  return bridal.trainScore
+/** The shopper photo cut off `below` of the figure's height under the soles: feet in, hardly any floor. */
+function withFloorRoom(below: number): InputImage {
+  const { pixels, geometry } = shopper
+  const height = Math.round(geometry.floorY + below * geometry.figureHeight)
+  const image: RgbaImage = { width: pixels.width, height, data: pixels.data.slice(0, pixels.width * height * 4) }
+  return { bytes: encodeJpeg(image, 92), format: 'jpeg', width: image.width, height }
+}
+
+async function generated(shopperPhoto: InputImage, product: InputImage, train?: { length: number; spread: number }): Promise<GeneratedImage> {
+  const outcome = await engine.generate({ person: shopperPhoto, garment: product, category: 'dress', train })
+  if (outcome.kind !== 'generated') throw new Error(`${outcome.kind}: ${outcome.reason}`)
+  return outcome.image
 }
 
 describe('local train pre-treatment', () => {
-  it('reads a floor-length gown from its silhouette and a flared one as wider', () => {
-    const train = measureGown(extractGarment(garment('gown-with-train').pixels))
-    const plain = measureGown(extractGarment(garment('gown').pixels))
-    const short = measureGown(extractGarment(garment('dress').pixels))
-    expect(train.lengthOverTop).toBeGreaterThan(2.9)
-    expect(plain.lengthOverTop).toBeGreaterThan(2.9)
-    expect(short.lengthOverTop).toBeLessThan(2.9)
-    expect(train.flare).toBeGreaterThan(plain.flare + 0.1)
+  it('prepares a train for a gown photographed with one, sized from the photo', async () => {
+    const prepared = await local.pretreatment.prepare({ person: roomy, garment: gown })
+    expect(prepared).toMatchObject({ kind: 'prepared', train: { length: expect.any(Number), spread: expect.any(Number) } })
+    if (prepared.kind !== 'prepared') return
+    expect(prepared.train.length).toBeGreaterThanOrEqual(0.12)
+    expect(prepared.train.spread).toBeGreaterThanOrEqual(1.4)
+    // The train fits on the floor in the photo: nothing to add to it.
+    expect(prepared.person).toBeUndefined()
   })
 
-  it('sizes the train from the gown: longer and wider for a flared gown, none for a hem above the ankles', () => {
-    const flared = trainFor({ lengthOverTop: 4, flare: 0.65 })
-    const narrow = trainFor({ lengthOverTop: 4, flare: 0.44 })
-    expect(flared.length).toBeGreaterThan(narrow.length)
-    expect(flared.spread).toBeGreaterThan(narrow.spread)
-    expect(narrow.length).toBeGreaterThan(0)
-    expect(trainFor({ lengthOverTop: 2.5, flare: 0.75 })).toEqual({ length: 0, spread: 1 })
+  it.each<[GarmentKind, string]>([
+    ['gown', 'dress'],
+    ['dress', 'dress'],
+    ['trousers', 'bottom'],
+    ['tshirt', 'unknown'],
+  ])('reports a %s as a garment with no train, tried on as a %s', async (kind, category) => {
+    expect(await local.pretreatment.prepare({ person, garment: garment(kind) })).toEqual({ kind: 'unavailable', reason: 'the garment has no train to render', category })
   })
 
-  it('prepares a train for a gown and none for a T-shirt', async () => {
-    const gown = await local.pretreatment.prepare({ person, garment: asInput(garment('gown-with-train')) })
-    const shirt = await local.pretreatment.prepare({ person, garment: asInput(garment('tshirt')) })
-    expect(gown).toMatchObject({ kind: 'prepared', train: { length: expect.any(Number), spread: expect.any(Number) } })
-    expect(gown.kind === 'prepared' && gown.train.length).toBeGreaterThan(0.05)
-    expect(shirt).toMatchObject({ kind: 'prepared', train: { length: 0, spread: 1 } })
+  it('sizes the train longer the further it reaches past the hem in the product photo', () => {
+    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, hemOverBodice: 4, floorLength: true, hasTrain: true })
+    expect(trainFor(shape(140)).length).toBeGreaterThan(trainFor(shape(180)).length)
+    expect(trainFor(shape(180)).spread).toBe(1.6)
   })
 
   it('reports unavailable when no gown stands out from the product photo, or it cannot be decoded', async () => {
     const flat = asInput(makeFlatImage({ width: 200, height: 200, color: [250, 250, 250] }))
     expect(await local.pretreatment.prepare({ person, garment: flat })).toMatchObject({ kind: 'unavailable' })
-    const broken = { ...asInput(garment('gown')), bytes: new Uint8Array(2000).fill(1) }
+    const broken = { ...gown, bytes: new Uint8Array(2000).fill(1) }
     expect(await local.pretreatment.prepare({ person, garment: broken })).toMatchObject({ kind: 'unavailable' })
+  })
+
+  it('reports unavailable when the feet are not in the shopper photo, for every engine', async () => {
+    for (const guidance of ['draws', 'prompt', 'none'] as const) {
+      const outcome = await createLocalPretreatment({ guidance }).prepare({ person: cropped, garment: gown })
+      expect(outcome, guidance).toEqual({ kind: 'unavailable', reason: 'the feet are not in the shopper photo' })
+    }
+  })
+
+  it('needs the person found to draw a train, but leaves an engine it only asks to read the photo itself', async () => {
+    expect(await createLocalPretreatment({ guidance: 'draws' }).prepare({ person: nobody, garment: gown })).toEqual({ kind: 'unavailable', reason: 'no person was found in the shopper photo' })
+    const asked = await createLocalPretreatment({ guidance: 'prompt' }).prepare({ person: nobody, garment: gown })
+    expect(asked.kind).toBe('prepared')
+    expect(asked.kind === 'prepared' && asked.person).toBeFalsy()
+  })
+
+  it('pads a photo with little floor below the feet with more floor, for every engine', async () => {
+    const tight = withFloorRoom(0.03)
+    for (const guidance of ['draws', 'prompt', 'none'] as const) {
+      const outcome = await createLocalPretreatment({ guidance }).prepare({ person: tight, garment: gown })
+      expect(outcome.kind, guidance).toBe('prepared')
+      if (outcome.kind !== 'prepared' || !outcome.person) throw new Error(`${guidance}: no padded photo`)
+      const padded = decodeImage(outcome.person.bytes, outcome.person.format)
+      expect([padded.width, outcome.person.width]).toEqual([tight.width, tight.width])
+      expect(padded.height).toBe(outcome.person.height)
+      expect(padded.height - tight.height).toBeGreaterThanOrEqual(Math.floor(0.12 * shopper.geometry.figureHeight))
+      // The added rows are floor: the colour of the photo's bottom corners, no stripes of the feet.
+      const row = (padded.height - 2) * padded.width * 4
+      for (const x of [0, padded.width >> 1, padded.width - 1]) {
+        expect(Math.abs(padded.data[row + x * 4] - slate[0]), `x ${x}`).toBeLessThan(16)
+      }
+    }
   })
 })
 
 describe('local train scorer', () => {
   const scores: Record<string, number | null> = {}
+  let train: { length: number; spread: number }
   beforeAll(async () => {
-    for (const kind of ['gown-with-train', 'gown', 'dress', 'tshirt'] as GarmentKind[]) scores[kind] = await scoreOf(kind)
-    scores.cropped = await scoreOf('gown-with-train', cropped)
+    const prepared = (await local.pretreatment.prepare({ person, garment: gown })) as Extract<PretreatmentOutcome, { kind: 'prepared' }>
+    train = prepared.train
+    const score = async (image: GeneratedImage, product: InputImage) => {
+      const outcome = await local.scorer.score({ result: image, person, garment: product })
+      return outcome.kind === 'scored' ? outcome.score : null
+    }
+    scores.train = await score(await generated(person, gown, train), gown)
+    scores.noTrain = await score(await generated(person, gown), gown)
+    scores.plainGown = await score(await generated(person, garment('gown')), garment('gown'))
   })
 
-  it('scores a gown photographed with its train above the threshold', () => {
-    expect(scores['gown-with-train']).toBeGreaterThanOrEqual(0.5)
+  it('scores a rendered train above the threshold and the same gown without one below it', () => {
+    expect(scores.train).toBeGreaterThanOrEqual(0.5)
+    expect(scores.noTrain).toBeLessThan(0.5)
+    expect(scores.plainGown).toBeLessThan(0.5)
   })
 
-  it('orders the cases: train > plain gown > short dress, T-shirt and cropped photo, which score below the threshold', () => {
-    expect(scores['gown-with-train']!).toBeGreaterThan(scores.gown!)
-    expect(scores.gown!).toBeGreaterThan(scores.dress!)
-    for (const low of ['dress', 'tshirt', 'cropped']) expect(scores[low], low).toBeLessThan(0.5)
-  })
-
-  it('gives the same score for the same images', async () => {
-    expect(await scoreOf('gown-with-train')).toBe(scores['gown-with-train'])
-    expect(await scoreOf('dress')).toBe(scores.dress)
-  })
-
-  it('keeps every score in [0, 1] with three decimals', () => {
+  it('gives the same score for the same images, in [0, 1] with three decimals', async () => {
+    const again = await local.scorer.score({ result: await generated(person, gown, train), person, garment: gown })
+    expect(again).toEqual({ kind: 'scored', score: scores.train })
     for (const score of Object.values(scores)) {
       expect(score).toBeGreaterThanOrEqual(0)
       expect(score).toBeLessThanOrEqual(1)
@@ -90,31 +143,114 @@ describe('local train scorer', () => {
     }
   })
 
-  it('reports unavailable when the result cannot be decoded', async () => {
+  it('is unavailable when the result is framed differently from the shopper photo', async () => {
+    const wider = makeShopperPhoto({ width: 500, height: 600, background: slate, format: 'jpeg' })
+    expect(await local.scorer.score({ result: { bytes: wider.bytes, contentType: 'image/jpeg' }, person, garment: gown })).toEqual({
+      kind: 'unavailable',
+      reason: 'the result is framed differently from the shopper photo',
+    })
+  })
+
+  it('is unavailable when no person is found in the shopper photo', async () => {
+    const result = { bytes: nobody.bytes, contentType: 'image/jpeg' as const }
+    expect(await local.scorer.score({ result, person: nobody, garment: gown })).toEqual({ kind: 'unavailable', reason: 'no person was found in the shopper photo' })
+  })
+
+  it('is unavailable when the feet are not in the shopper photo', async () => {
+    const result = { bytes: cropped.bytes, contentType: 'image/jpeg' as const }
+    expect(await local.scorer.score({ result, person: cropped, garment: gown })).toEqual({ kind: 'unavailable', reason: 'the feet are not in the shopper photo' })
+  })
+
+  it('is unavailable when there is no floor below the feet', () => {
+    // The feet found, but standing on the bottom edge: less than 2% of the figure's height of floor below them.
+    const { small, body } = analyseShopper(shopperPixels(person))
+    const onTheEdge = { ...body, floorY: small.height - 1 - 0.01 * body.figureHeight }
+    expect(measureTrain(small, small, ivory, onTheEdge)).toEqual({ unmeasurable: 'no-floor' })
+    expect(measureTrain(small, small, ivory, body)).toEqual({ unmeasurable: 'legs-uncovered' })
+  })
+
+  it('is unavailable, not a confident score, when the result shows fabric on the floor but no gown on the legs', async () => {
+    // The shopper as photographed, with an ivory fan laid on the floor around the feet: a "train" of no gown.
+    const image = decodeImage(person.bytes, 'jpeg')
+    const { geometry } = shopper
+    for (let y = Math.round(geometry.ankleY); y < image.height; y++) {
+      const half = 0.2 * geometry.figureHeight * Math.min(1, (y - geometry.ankleY) / (0.05 * geometry.figureHeight))
+      for (let x = Math.round(geometry.centreX - half); x < geometry.centreX + half; x++) image.data.set(ivory, (y * image.width + x) * 4)
+    }
+    const result = { bytes: encodeJpeg(image, 92), contentType: 'image/jpeg' as const }
+    expect(await local.scorer.score({ result, person, garment: gown })).toEqual({ kind: 'unavailable', reason: 'the garment does not cover the legs in the result' })
+  })
+
+  it('is unavailable when the result cannot be decoded', async () => {
     const result = { bytes: new Uint8Array(3000).fill(9), contentType: 'image/jpeg' as const }
-    expect(await local.scorer.score({ result, person, garment: asInput(garment('gown')) })).toMatchObject({ kind: 'unavailable' })
+    expect(await local.scorer.score({ result, person, garment: gown })).toMatchObject({ kind: 'unavailable' })
+  })
+})
+
+describe('local engine in wedding-dress mode', () => {
+  it('draws no train when the feet are out of the photo, however it is asked', async () => {
+    const asked = await generated(cropped, gown, { length: 0.2, spread: 1.8 })
+    const plain = await generated(cropped, gown)
+    expect(asked.bytes).toEqual(plain.bytes)
+  })
+
+  it('fails the generation when it finds no person, rather than place the gown on a guess', async () => {
+    expect(await engine.generate({ person: nobody, garment: gown, category: 'dress', train: { length: 0.2, spread: 1.8 } })).toMatchObject({ kind: 'failed' })
   })
 })
 
 describe('bridal verdict', () => {
-  const request = () => ({ person, garment: asInput(garment('gown-with-train')), category: 'dress' as const })
+  const request = () => ({ person, garment: gown, category: 'dress' as const })
+  const scoreOf = async () => (await generateWithTrain(engine, local, request(), { threshold: 0.5, log: silent, tryOnId: 't' })).bridal.trainScore
 
   it('applies the train at or above the threshold and not below it, on the same score', async () => {
-    const score = (await scoreOf('gown-with-train'))!
+    const score = (await scoreOf())!
     const at = await generateWithTrain(engine, local, request(), { threshold: score, log: silent, tryOnId: 't' })
-    const above = await generateWithTrain(engine, local, request(), { threshold: Math.min(1, score + 0.001), log: silent, tryOnId: 't' })
+    const above = await generateWithTrain(engine, local, request(), { threshold: score + 0.001, log: silent, tryOnId: 't' })
     expect(at.bridal).toEqual({ applied: true, trainScore: score, reason: 'train_rendered' })
     expect(above.bridal).toEqual({ applied: false, trainScore: score, reason: 'train_score_low' })
   })
 
+  it('charges the pre-treatment row, not a refund, when the photo is cropped above the feet', async () => {
+    const { bridal } = await generateWithTrain(engine, local, { ...request(), person: cropped }, { threshold: 0.5, log: silent, tryOnId: 't' })
+    expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+  })
+
+  it('generates and judges against the padded photo when the pre-treatment added floor room', async () => {
+    const tight = withFloorRoom(0.03)
+    const seen: InputImage[] = []
+    const watching = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (seen.push(r.person), engine.generate(r)) }
+    const judged: InputImage[] = []
+    const steps: BridalSteps = { ...local, scorer: { name: 'watch', score: async (r) => (judged.push(r.person), local.scorer.score(r)) } }
+    const { image, bridal } = await generateWithTrain(watching, steps, { ...request(), person: tight }, { threshold: 0.5, log: silent, tryOnId: 't' })
+    expect(seen[0].height).toBeGreaterThan(tight.height)
+    expect(judged).toEqual(seen)
+    expect(decodeImage(image.bytes, 'jpeg').height).toBe(seen[0].height)
+    expect(bridal.reason).toBe('train_rendered')
+  })
+
+  it.each(['tshirt', 'dress'] as GarmentKind[])('charges the pre-treatment row, not a refund, for a %s sent as a wedding dress, tried on as what it is', async (kind) => {
+    const asked: unknown[] = []
+    const watching = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (asked.push([r.train, r.category]), engine.generate(r)) }
+    const { bridal } = await generateWithTrain(watching, local, { person, garment: garment(kind), category: 'dress' }, { threshold: 0.5, log: silent, tryOnId: 't' })
+    expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+    expect(asked).toEqual([[undefined, kind === 'dress' ? 'dress' : undefined]])
+  })
+
+  it('treats a prepared train of no length as the pre-treatment row', async () => {
+    const steps: BridalSteps = { ...local, pretreatment: { name: 'zero', prepare: async ({ garment: g }) => ({ kind: 'prepared', garment: g, train: { length: 0, spread: 1 } }) } }
+    const { bridal } = await generateWithTrain(engine, steps, request(), { threshold: 0.5, log: silent, tryOnId: 't' })
+    expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+  })
+
   it('turns a crash of the pre-treatment into 503 bridal_preprocessing_failed before generating', async () => {
-    let generated = 0
-    const counting = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (generated++, engine.generate(r)) }
+    let calls = 0
+    const counting = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (calls++, engine.generate(r)) }
     const crashing: BridalSteps = { ...local, pretreatment: { name: 'broken', prepare: () => Promise.reject(new Error('out of memory')) } }
     const error = await generateWithTrain(counting, crashing, request(), { threshold: 0.5, log: silent, tryOnId: 't' }).catch((e) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ code: 'bridal_preprocessing_failed' })
-    expect(generated).toBe(0)
+    expect(calls).toBe(0)
   })
 
   it('treats a scorer that throws or answers NaN as unavailable (score null, delivered)', async () => {

@@ -67,6 +67,23 @@ describe('fallback chain', () => {
     expect(second.calls).toHaveLength(0)
   })
 
+  it('tells each engine but the last the time left in its share, and the last the request’s own', async () => {
+    let now = 1_000
+    const first = engine('fashn', failed)
+    const second = engine('gemini', { kind: 'generated', image })
+    const chain = createEngineChain([first, second], { budgetMs: 100_000, log: () => {}, now: () => now })
+    const remainingMs = () => 80_000 - now
+    await chain.generate(tryOn({ remainingMs }))
+    expect(first.calls[0].remainingMs!()).toBe(50_000)
+    now += 45_000
+    expect(first.calls[0].remainingMs!()).toBe(5_000)
+    expect(second.calls[0].remainingMs).toBe(remainingMs)
+
+    // The request's own deadline comes first when it is nearer than the share's end.
+    await chain.generate(tryOn({ remainingMs: () => 66_000 - now }))
+    expect(first.calls[1].remainingMs!()).toBe(20_000)
+  })
+
   it('is the engine itself when there is only one', () => {
     const only = engine('fashn', failed)
     expect(createEngineChain([only], { budgetMs: 1000, log: () => {} })).toBe(only)

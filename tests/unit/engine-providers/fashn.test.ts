@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createFashnEngine, type FashnOptions } from '../../../shared/engine/providers/fashn.ts'
-import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
+import fc from 'fast-check'
+import { createFashnEngine, defaultPolling, type FashnOptions } from '../../../shared/engine/providers/fashn.ts'
+import { neverSent } from '../../../shared/engine/providers/http.ts'
+import { abortableSleep, providerRuntime } from '../../../shared/engine/providers/runtime.ts'
 import type { GarmentCategory } from '../../../shared/engine/types.ts'
 import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
 import { asInput, makeFlatImage } from '../../support/images.ts'
 import { fashn, FASHN_PREDICTION, startFashnFake, type FashnFake } from '../../support/provider-fakes.ts'
-import { garment, logText, person, providerResult, testRuntime, tryOn } from './support.ts'
+import { freePort } from '../../support/process.ts'
+import { garment, logText, person, providerResult, testRuntime, tryOn, within } from './support.ts'
 
 const statusPath = `/v1/status/${FASHN_PREDICTION}`
 
@@ -46,7 +49,8 @@ describe('FASHN adapter', () => {
       const polls = fake.requestsTo(statusPath, 'GET')
       expect(polls).toHaveLength(4)
       expect(polls.every((p) => p.headers.authorization === 'Bearer fa-test-key')).toBe(true)
-      expect(sleeps).toEqual([500, 750, 1125, 1687.5])
+      // FASHN's SDK polls every second; ours starts there and grows by 1.25× to 2 s.
+      expect(sleeps).toEqual([1000, 1250, 1562.5, 1953.125])
       expect(fake.requestsTo(/^\/cdn\//)).toHaveLength(1)
     })
 
@@ -96,7 +100,7 @@ describe('FASHN adapter', () => {
   })
 
   describe('content rejection (422)', () => {
-    it.each(['ContentModerationError', 'NSFWError'])('maps a failed prediction with %s to rejected, logging FASHN’s message', async (name) => {
+    it.each(['ContentModerationError', 'NSFWError', 'ThirdPartyError'])('maps a failed prediction with %s to rejected, logging FASHN’s message', async (name) => {
       fake.script('GET', statusPath, fashn.status('processing'), fashn.failed(name, 'Prohibited content detected in garment image'))
       const { engine, logs } = engineWith()
       const outcome = await engine.generate(tryOn())
@@ -122,7 +126,7 @@ describe('FASHN adapter', () => {
   })
 
   describe('failures (500)', () => {
-    it.each(['PipelineError', 'ThirdPartyError', '3rdPartyProviderError', 'InternalServerError', 'SomethingNew'])('maps a failed prediction with %s to failed', async (name) => {
+    it.each(['PipelineError', '3rdPartyProviderError', 'InternalServerError', 'SomethingNew'])('maps a failed prediction with %s to failed', async (name) => {
       fake.script('GET', statusPath, fashn.failed(name, 'internal details'))
       const { engine } = engineWith()
       const outcome = await engine.generate(tryOn())
@@ -176,9 +180,80 @@ describe('FASHN adapter', () => {
       expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('too_large') })
     })
 
+    it('downloads the result through the guarded image fetcher: a loopback or metadata URL is refused, never fetched', async () => {
+      const strict = testRuntime({ fetchImage: providerRuntime().fetchImage })
+      const engine = createFashnEngine({ apiKey: 'fa-test-key', baseUrl: fake.url }, strict.runtime)
+      fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+      const loopback = await engine.generate(tryOn())
+      expect(loopback).toMatchObject({ kind: 'failed', reason: expect.stringContaining('refused') })
+      expect(fake.requestsTo(fake.outputUrl.slice(fake.url.length))).toHaveLength(0)
+      fake.script('GET', statusPath, fashn.completed('http://169.254.169.254/latest/meta-data/result.jpg'))
+      expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('refused') })
+      expect(logText(strict.logs)).toContain('private, local or reserved address')
+    })
+
     it('fails when the output is not an image', async () => {
       fake.script('GET', fake.outputUrl.slice(fake.url.length), { bytes: new TextEncoder().encode('<html>expired</html>'), contentType: 'text/html' })
       expect((await engineWith().engine.generate(tryOn())).kind).toBe('failed')
+    })
+  })
+
+  describe('never a double run', () => {
+    it('does not send a run again after it timed out: the prediction may have started (outage)', async () => {
+      fake.script('POST', '/v1/run', { hang: true }, fashn.submitted())
+      const { engine, sleeps } = engineWith({ attemptTimeoutMs: 150 })
+      expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('timeout'), outage: true })
+      expect(fake.requestsTo('/v1/run')).toHaveLength(1)
+      expect(sleeps).toEqual([])
+    })
+
+    it('does not send a run again after the connection dropped once the request was sent', async () => {
+      fake.script('POST', '/v1/run', { drop: true }, fashn.submitted())
+      const { engine } = engineWith()
+      expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('network'), outage: true })
+      expect(fake.requestsTo('/v1/run')).toHaveLength(1)
+    })
+
+    it('does not retry a 5xx that is not FASHN’s own error answer (a gateway page), but does retry FASHN’s 500', async () => {
+      fake.script('POST', '/v1/run', { status: 504, text: '<html>Gateway Timeout</html>', contentType: 'text/html' }, fashn.submitted())
+      expect(await engineWith().engine.generate(tryOn())).toMatchObject({ kind: 'failed', outage: true })
+      expect(fake.requestsTo('/v1/run')).toHaveLength(1)
+
+      fake.reset()
+      fake.script('POST', '/v1/run', fashn.submitError(500, 'InternalServerError', 'boom'), fashn.submitted())
+      fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+      expect((await engineWith().engine.generate(tryOn())).kind).toBe('generated')
+      expect(fake.requestsTo('/v1/run')).toHaveLength(2)
+    })
+
+    it('sends a run again when the connection was refused (it never left), and status polls after a timeout', async () => {
+      const closed = `http://127.0.0.1:${await freePort()}`
+      let refuse = 1
+      const t = testRuntime({
+        fetch: (input, init) => {
+          const url = String(input)
+          if (url.endsWith('/v1/run') && refuse-- > 0) return fetch(closed + '/v1/run', init)
+          return fetch(input, init)
+        },
+      })
+      fake.script('GET', statusPath, { hang: true }, fashn.completed(fake.outputUrl))
+      const engine = createFashnEngine({ apiKey: 'k', baseUrl: fake.url }, t.runtime, { attemptTimeoutMs: 150 })
+      expect((await engine.generate(tryOn())).kind).toBe('generated')
+      expect(fake.requestsTo('/v1/run')).toHaveLength(1)
+      expect(fake.requestsTo(statusPath)).toHaveLength(2)
+    })
+
+    it.each([
+      ['refused connection (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }) }), true],
+      ['unknown host (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.fashn.ai'), { code: 'ENOTFOUND' }) }), true],
+      ['refused connection (Deno 2)', new TypeError('fetch failed', { cause: new Error('error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): tcp connect error: Connection refused (os error 111)') }), true],
+      ['unknown host (Deno 2)', new TypeError('fetch failed', { cause: new Error('error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): dns error: failed to lookup address information: Name or service not known') }), true],
+      ['a blocked port (Deno)', new TypeError('Fetch failed: Requests to port 1 are blocked'), true],
+      ['socket closed after sending (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), false],
+      ['connection reset (Deno)', new TypeError('error sending request for url (https://api.fashn.ai/v1/run): connection error: Connection reset by peer (os error 104)'), false],
+      ['our own timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), false],
+    ])('tells a request that never left from one that may have arrived: %s', (_, error, expected) => {
+      expect(neverSent(error)).toBe(expected)
     })
   })
 
@@ -189,8 +264,8 @@ describe('FASHN adapter', () => {
       const { engine, sleeps } = engineWith()
       expect((await engine.generate(tryOn())).kind).toBe('generated')
       expect(fake.requestsTo('/v1/run')).toHaveLength(2)
-      // random() = 0.5 of the first 500 ms step, then the first poll's wait.
-      expect(sleeps).toEqual([250, 500])
+      // Equal jitter on the first 2 s step of a 429 (1 s + random() = 0.5 of 1 s), then the first poll's wait.
+      expect(sleeps).toEqual([1500, 1000])
     })
 
     it('honours Retry-After on a 429 (within the cap)', async () => {
@@ -213,6 +288,41 @@ describe('FASHN adapter', () => {
       expect((await engine.generate(tryOn())).kind).toBe('failed')
       expect(fake.requestsTo('/v1/run')).toHaveLength(4)
       expect(sleeps).toEqual([250, 500, 1000])
+    })
+
+    it('waits out 429s within the deadline, and gives up at once when the next wait would pass it (outage)', async () => {
+      const busy = fashn.submitError(429, 'ConcurrencyLimitExceeded', 'Too many concurrent predictions')
+      fake.script('POST', '/v1/run', busy, busy, busy, fashn.submitted())
+      fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+      const roomy = engineWith()
+      expect((await roomy.engine.generate(tryOn(within(roomy, 60_000)))).kind).toBe('generated')
+      expect(fake.requestsTo('/v1/run')).toHaveLength(4)
+      expect(roomy.sleeps).toEqual([1500, 3000, 6000, 1000])
+
+      fake.reset()
+      fake.script('POST', '/v1/run', busy)
+      // 1.5 s fits in 8 s with the 5 s a run needs; the next 3 s does not.
+      const tight = engineWith()
+      const outcome = await tight.engine.generate(tryOn(within(tight, 8_000)))
+      expect(outcome).toMatchObject({ kind: 'failed', outage: true })
+      expect(fake.requestsTo('/v1/run')).toHaveLength(2)
+      expect(tight.sleeps).toEqual([1500])
+    })
+
+    it('polls no faster than FASHN’s status limit allows for 6 concurrent jobs (50 per 10 s), however long the job', async () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 400 }), (polls) => {
+          const at: number[] = []
+          let wait = defaultPolling.firstMs
+          for (let i = 0, t = 0; i < polls; i++) {
+            t += wait
+            at.push(t)
+            wait = Math.min(defaultPolling.maxMs, wait * defaultPolling.factor)
+          }
+          const busiest = Math.max(...at.map((start) => at.filter((x) => x >= start && x < start + 10_000).length))
+          return 6 * busiest <= 50 && at[0] === 1_000
+        }),
+      )
     })
 
     it('fails within the deadline while the prediction keeps processing', async () => {

@@ -1,16 +1,61 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createGeminiTrainScorer, scoreOf } from '../../../shared/bridal/gemini-scorer.ts'
+import { answersOf, createGeminiTrainScorer, createVertexTrainScorer, scoreFromAnswers, vertexGenerateContentUrl, type JudgeAnswers } from '../../../shared/bridal/gemini-scorer.ts'
+import { parseServiceAccount, serviceAccountTokens, staticAccessToken } from '../../../shared/engine/providers/google-auth.ts'
 import { encodeBase64 } from '../../../shared/images/base64.ts'
-import { gemini, geminiPath, startFakeServer, type FakeServer } from '../../support/provider-fakes.ts'
+import { gemini, geminiPath, makeServiceAccount, startFakeServer, vertex, vertexGenerateContentPath, verifyJwt, type FakeServer } from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime } from './support.ts'
 
 const path = geminiPath('gemini-2.5-flash')
 const result = { bytes: providerResult, contentType: 'image/jpeg' as const }
+const QUESTIONS = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson']
+const good: JudgeAnswers = { gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, trainLength: 'long', samePerson: true }
 
-describe('Gemini train judge', () => {
+describe('train score from the judge’s answers', () => {
+  it.each<[string, Partial<JudgeAnswers>, number]>([
+    ['a long train, one piece with the skirt, on the body', {}, 0.95],
+    ['a medium train', { trainLength: 'medium' }, 0.8],
+    ['a short train', { trainLength: 'short' }, 0.6],
+    ['a train that is a separate patch of fabric', { trainContinuous: false }, 0.3],
+    ['a different person or pose', { samePerson: false }, 0.4],
+    ['no fabric on the floor', { trainOnFloor: false }, 0.1],
+    ['a picture cropped above the feet', { croppedAboveFeet: true }, 0],
+    ['a gown that is not on the body (however long its "train")', { gownOnBody: false }, 0],
+  ])('scores %s as %s', (_, answers, score) => {
+    expect(scoreFromAnswers({ ...good, ...answers })).toBe(score)
+  })
+
+  it('never passes the threshold when the gown is off the body or the picture is cropped, whatever else was answered', () => {
+    const answers = fc.record({
+      gownOnBody: fc.boolean(),
+      croppedAboveFeet: fc.boolean(),
+      trainOnFloor: fc.boolean(),
+      trainContinuous: fc.boolean(),
+      trainLength: fc.constantFrom('none', 'short', 'medium', 'long' as const),
+      samePerson: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(answers, (a) => {
+        const score = scoreFromAnswers(a as JudgeAnswers)
+        expect(score).toBeGreaterThanOrEqual(0)
+        expect(score).toBeLessThanOrEqual(1)
+        if (!a.gownOnBody || a.croppedAboveFeet || !a.trainOnFloor || !a.trainContinuous) expect(score).toBeLessThan(0.5)
+      }),
+    )
+  })
+
+  it('reads answers in a ```json fence, and refuses answers off the schema', () => {
+    expect(answersOf('```json\n' + JSON.stringify(good) + '\n```')).toEqual(good)
+    expect(answersOf(JSON.stringify({ ...good, gownOnBody: 'yes' }))).toBeUndefined()
+    expect(answersOf(JSON.stringify({ ...good, trainLength: 'very long' }))).toBeUndefined()
+    expect(answersOf(JSON.stringify({ trainScore: 0.9 }))).toBeUndefined()
+  })
+})
+
+describe('Gemini train judge (Gemini API)', () => {
   let fake: FakeServer
   beforeAll(async () => {
-    fake = await startFakeServer((f) => f.script('POST', path, gemini.json({ trainScore: 0.82, reason: 'full train on the floor' })))
+    fake = await startFakeServer((f) => f.script('POST', path, gemini.judged({ trainLength: 'medium' })))
   })
   afterAll(() => fake?.close())
   beforeEach(() => fake.reset())
@@ -20,25 +65,29 @@ describe('Gemini train judge', () => {
     return { ...t, scorer: createGeminiTrainScorer({ apiKey: 'AIza-judge', baseUrl, model: 'gemini-2.5-flash' }, t.runtime) }
   }
 
-  it('sends the original photo, the gown and the result with a JSON schema, and returns the score', async () => {
+  it('asks its questions about the photo, the gown and the result with a JSON response schema, and scores the answers', async () => {
     const { scorer: judge } = scorer()
-    expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.82 })
+    expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.8 })
     const [request] = fake.requestsTo(path, 'POST')
     expect(request.headers['x-goog-api-key']).toBe('AIza-judge')
     const parts = request.json.contents[0].parts
-    expect(parts[0].text).toContain("Rate only how well image 3 renders the gown's train")
+    for (const question of QUESTIONS) expect(parts[0].text).toContain(`${question}:`)
     expect(parts.slice(1).map((p: any) => p.inline_data.data)).toEqual([encodeBase64(person.bytes), encodeBase64(garment.bytes), encodeBase64(providerResult)])
-    expect(request.json.generationConfig).toMatchObject({
-      temperature: 0,
-      responseMimeType: 'application/json',
-      responseSchema: { type: 'OBJECT', properties: { trainScore: { type: 'NUMBER' } }, required: ['trainScore'] },
-    })
+    const config = request.json.generationConfig
+    expect(config).toMatchObject({ temperature: 0, responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', required: QUESTIONS } })
+    expect(config.responseSchema.properties.trainLength).toEqual({ type: 'STRING', enum: ['none', 'short', 'medium', 'long'] })
+    expect(config.responseSchema.properties).not.toHaveProperty('trainScore')
+  })
+
+  it('scores a broken result 0 when the judge says the gown is not on the body', async () => {
+    fake.script('POST', path, gemini.judged({ gownOnBody: false, trainLength: 'long' }))
+    expect(await scorer().scorer.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0 })
   })
 
   it.each([
-    ['a score out of range', gemini.json({ trainScore: 1.7 })],
-    ['JSON without a score', gemini.json({ verdict: 'good' })],
-    ['text that is not JSON', gemini.textOnly('The train looks great, about 0.8.')],
+    ['a free score instead of the answers', gemini.json({ trainScore: 0.9 })],
+    ['an answer missing', gemini.json({ gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, samePerson: true })],
+    ['text that is not JSON', gemini.textOnly('The train looks great.')],
     ['a blocked prompt', gemini.promptBlocked('SAFETY')],
     ['an HTTP 400', gemini.error(400, 'INVALID_ARGUMENT', 'bad')],
     ['a body that is not JSON', { text: '<html>', contentType: 'text/html' }],
@@ -55,9 +104,54 @@ describe('Gemini train judge', () => {
     expect((await judge.score({ result, person, garment })).kind).toBe('unavailable')
     expect(sleeps).toHaveLength(1)
   })
+})
 
-  it('reads a score in a ```json fence', () => {
-    expect(scoreOf('```json\n{"trainScore": 0.4}\n```')).toBe(0.4)
-    expect(scoreOf('{"trainScore": "0.4"}')).toBeUndefined()
+describe('Gemini train judge on Vertex AI', () => {
+  let fake: FakeServer
+  const judgePath = vertexGenerateContentPath('my-project', 'us-central1')
+  beforeAll(async () => {
+    fake = await startFakeServer((f) => {
+      f.script('POST', '/token', vertex.token('ya29.judge'))
+      f.script('POST', judgePath, gemini.judged({ trainLength: 'short' }))
+    })
+  })
+  afterAll(() => fake?.close())
+  beforeEach(() => fake.reset())
+
+  it('signs in with the service account, posts generateContent on the project’s publisher model and scores the answers', async () => {
+    const account = await makeServiceAccount(`${fake.url}/token`)
+    const t = testRuntime()
+    const tokens = serviceAccountTokens(parseServiceAccount(account.json), t.runtime)
+    const judge = createVertexTrainScorer({ project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens }, t.runtime)
+    expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.6 })
+    const [exchange] = fake.requestsTo('/token', 'POST')
+    const assertion = new URLSearchParams(exchange.text).get('assertion')!
+    expect((await verifyJwt(assertion, account.publicKey))?.claims).toMatchObject({ iss: account.clientEmail, scope: 'https://www.googleapis.com/auth/cloud-platform' })
+    const [request] = fake.requestsTo(judgePath, 'POST')
+    expect(request.headers.authorization).toBe('Bearer ya29.judge')
+    const parts = request.json.contents[0].parts
+    expect(request.json.contents[0].role).toBe('user')
+    expect(parts.slice(1).map((p: any) => p.inlineData.data)).toEqual([encodeBase64(person.bytes), encodeBase64(garment.bytes), encodeBase64(providerResult)])
+    expect(request.json.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseSchema: { required: QUESTIONS } })
+  })
+
+  it('tries once more with a fresh token after a 401, and is unavailable on a refusal', async () => {
+    fake.script('POST', judgePath, gemini.error(401, 'UNAUTHENTICATED', 'token expired'), gemini.error(403, 'PERMISSION_DENIED', 'no access'))
+    const t = testRuntime()
+    let invalidated = 0
+    const tokens = { ...staticAccessToken('ya29.old'), invalidate: () => void invalidated++ }
+    const judge = createVertexTrainScorer({ project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens }, t.runtime)
+    expect((await judge.score({ result, person, garment })).kind).toBe('unavailable')
+    expect(fake.requestsTo(judgePath, 'POST')).toHaveLength(2)
+    expect(invalidated).toBe(1)
+  })
+
+  it('builds the documented regional and global endpoints', () => {
+    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'europe-west4', model: 'gemini-2.5-flash' })).toBe(
+      'https://europe-west4-aiplatform.googleapis.com/v1/projects/p-1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+    )
+    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'global', model: 'gemini-2.5-flash' })).toBe(
+      'https://aiplatform.googleapis.com/v1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
+    )
   })
 })

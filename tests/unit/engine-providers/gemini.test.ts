@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { createGeminiEngine } from '../../../shared/engine/providers/gemini.ts'
+import { readReply } from '../../../shared/engine/providers/gemini-wire.ts'
 import { languageName, nearestAspectRatio, tryOnPrompt } from '../../../shared/engine/providers/gemini-prompt.ts'
 import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
 import { encodeBase64 } from '../../../shared/images/base64.ts'
 import { asInput, makeFlatImage } from '../../support/images.ts'
 import { gemini, geminiPath, startFakeServer, type FakeServer } from '../../support/provider-fakes.ts'
-import { garment, logText, person, providerResult, testRuntime, tryOn } from './support.ts'
+import { garment, logText, person, providerResult, testRuntime, tryOn, within } from './support.ts'
 
 const MODEL = 'gemini-2.5-flash-image'
+/** The safety values of googleapis/python-genai's FinishReason enum (google/genai/types.py). */
+const SAFETY_FINISH = ['SAFETY', 'IMAGE_SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII']
 const path = geminiPath(MODEL)
 
 describe('Gemini adapter', () => {
@@ -62,7 +66,7 @@ describe('Gemini adapter', () => {
     })
   })
 
-  describe('blocks are content rejections (422)', () => {
+  describe('safety blocks are content rejections (422)', () => {
     it.each(['PROHIBITED_CONTENT', 'SAFETY', 'OTHER', 'BLOCKLIST', 'IMAGE_SAFETY'])('promptFeedback.blockReason %s', async (reason) => {
       fake.script('POST', path, gemini.promptBlocked(reason))
       const { engine, logs } = engineWith()
@@ -70,27 +74,42 @@ describe('Gemini adapter', () => {
       expect(logText(logs)).toContain(reason)
     })
 
-    it.each(['IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_OTHER', 'NO_IMAGE', 'PROHIBITED_CONTENT', 'SAFETY', 'RECITATION', 'IMAGE_RECITATION', 'SPII', 'OTHER'])(
-      'finishReason %s with no image',
-      async (finishReason) => {
-        fake.script('POST', path, gemini.finished(finishReason, 'Unable to show the generated image.'))
-        expect((await engineWith().engine.generate(tryOn())).kind).toBe('rejected')
-      },
-    )
-
-    it('a text-only reply (a refusal in words), whose text is logged and not returned', async () => {
-      fake.script('POST', path, gemini.textOnly("I can't generate images of real people in that outfit."))
-      const { engine, logs } = engineWith()
-      const outcome = await engine.generate(tryOn())
-      expect(outcome).toEqual({ kind: 'rejected', reason: 'gemini rejected the content' })
-      expect(logText(logs)).toContain("I can't generate images")
+    it.each(SAFETY_FINISH)('finishReason %s with no image', async (finishReason) => {
+      fake.script('POST', path, gemini.finished(finishReason, 'Unable to show the generated image.'))
+      expect((await engineWith().engine.generate(tryOn())).kind).toBe('rejected')
     })
   })
 
-  describe('failures (500)', () => {
-    it('fails on MAX_TOKENS without an image, and on an answer with no candidate and no block reason', async () => {
-      fake.script('POST', path, gemini.finished('MAX_TOKENS'))
-      expect((await engineWith().engine.generate(tryOn())).kind).toBe('failed')
+  describe('failures (500, the chain moves on)', () => {
+    it.each(['NO_IMAGE', 'OTHER', 'IMAGE_OTHER', 'LANGUAGE', 'RECITATION', 'IMAGE_RECITATION', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED', 'MALFORMED_FUNCTION_CALL'])(
+      'finishReason %s with no image is a failure, not a rejection',
+      async (finishReason) => {
+        fake.script('POST', path, gemini.finished(finishReason, 'Unable to show the generated image.'))
+        const outcome = await engineWith().engine.generate(tryOn())
+        expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining(finishReason) })
+        expect(outcome.kind === 'failed' && outcome.outage).toBeFalsy()
+      },
+    )
+
+    it('a text-only STOP reply is a failure, whose text is logged and not returned', async () => {
+      fake.script('POST', path, gemini.textOnly("I can't generate images of real people in that outfit."))
+      const { engine, logs } = engineWith()
+      expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: 'gemini: answered in words, without an image' })
+      expect(logText(logs)).toContain("I can't generate images")
+    })
+
+    it('only the six safety finish reasons reject, whatever other reason Google adds (property)', () => {
+      const reasons = fc.oneof(fc.constantFrom(...SAFETY_FINISH, 'STOP', 'NO_IMAGE', 'IMAGE_OTHER'), fc.stringMatching(/^[A-Z][A-Z_]{0,30}$/))
+      fc.assert(
+        fc.property(reasons, (finishReason) => {
+          const reply = readReply((gemini.finished(finishReason) as { json: unknown }).json)
+          return SAFETY_FINISH.includes(finishReason) ? reply.kind === 'blocked' : reply.kind === 'empty'
+        }),
+        { numRuns: 300 },
+      )
+    })
+
+    it('fails on an answer with no candidate and no block reason', async () => {
       fake.script('POST', path, { json: { usageMetadata: { promptTokenCount: 10 } } })
       expect((await engineWith().engine.generate(tryOn())).kind).toBe('failed')
     })
@@ -110,7 +129,32 @@ describe('Gemini adapter', () => {
       fake.script('POST', path, gemini.error(429, 'RESOURCE_EXHAUSTED', 'quota'), gemini.error(500, 'INTERNAL', 'x'), gemini.error(504, 'DEADLINE_EXCEEDED', 'x'), gemini.image(providerResult))
       const { engine, sleeps } = engineWith()
       expect((await engine.generate(tryOn())).kind).toBe('generated')
-      expect(sleeps).toEqual([250, 500, 1000])
+      // A 429 without RetryInfo: equal jitter on 2 s; then full jitter on 0.5 s and 1 s for the 5xx.
+      expect(sleeps).toEqual([1500, 250, 500])
+    })
+
+    it('waits the retryDelay of a 429’s RetryInfo (5 s), not a fixed backoff', async () => {
+      fake.script('POST', path, gemini.quotaExceeded('5s'), gemini.quotaExceeded('7.5s'), gemini.image(providerResult))
+      const t = engineWith()
+      expect((await t.engine.generate(tryOn(within(t, 60_000)))).kind).toBe('generated')
+      expect(fake.requestsTo(path)).toHaveLength(3)
+      expect(t.sleeps).toEqual([5000, 7500])
+    })
+
+    it('does not begin a RetryInfo wait that would end past the deadline: fails at once (outage), one call', async () => {
+      fake.script('POST', path, gemini.quotaExceeded('30s'), gemini.image(providerResult))
+      const t = engineWith()
+      expect(await t.engine.generate(tryOn(within(t, 20_000)))).toMatchObject({ kind: 'failed', outage: true })
+      expect(fake.requestsTo(path)).toHaveLength(1)
+      expect(t.sleeps).toEqual([])
+    })
+
+    it('keeps waiting out 429s while the deadline allows (8 tries in all), then fails as an outage', async () => {
+      fake.script('POST', path, gemini.quotaExceeded('2s'))
+      const t = engineWith()
+      expect(await t.engine.generate(tryOn(within(t, 120_000)))).toMatchObject({ kind: 'failed', outage: true })
+      expect(fake.requestsTo(path)).toHaveLength(8)
+      expect(t.sleeps).toEqual(Array(7).fill(2000))
     })
 
     it('gives up after four 503 UNAVAILABLE', async () => {

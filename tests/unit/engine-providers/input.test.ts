@@ -27,6 +27,18 @@ describe('input preparation', () => {
     expect(header.width).toBeLessThan(500)
   })
 
+  it('re-encodes a large photo near 2048 px, even for a provider that takes more: a JPEG at its DCT scale, without a resize', () => {
+    const jpeg = asInput(makeNoiseImage({ width: 5000, height: 220, format: 'jpeg' }))
+    const fromJpeg = prepareInput(jpeg, 'userPhoto', { ...any, maxBytes: jpeg.bytes.byteLength - 1 })
+    expect(readImageHeader(fromJpeg.bytes)).toMatchObject({ format: 'jpeg', width: 2500, height: 110 })
+    const png = asInput(makeNoiseImage({ width: 5000, height: 220, format: 'png' }))
+    const fromPng = prepareInput(png, 'productImage', { ...any, maxBytes: png.bytes.byteLength - 1 })
+    expect(readImageHeader(fromPng.bytes)).toMatchObject({ format: 'jpeg', width: 2048, height: 90 })
+    // Never past the provider's own limit, and an image that fits is never touched, however large.
+    expect(readImageHeader(prepareInput(jpeg, 'userPhoto', { ...any, maxLongSide: 2000 }).bytes)).toMatchObject({ width: 2000, height: 88 })
+    expect(prepareInput(jpeg, 'userPhoto', { ...any, maxLongSide: 5000 }).bytes).toBe(jpeg.bytes)
+  })
+
   it('flattens a transparent product shot on white, not black, when it must become JPEG', () => {
     const cutout = asInput(makeGarmentPhoto({ kind: 'tshirt', color: [200, 20, 20], width: 80, height: 80, transparentBackground: true, format: 'png' }))
     const prepared = prepareInput(cutout, 'productImage', { ...any, formats: ['jpeg'] })

@@ -7,6 +7,17 @@ describe('engine configuration', () => {
     expect(readSettings({}).providers).toEqual({ engines: ['local'], trainScorer: 'local' })
   })
 
+  it('picks a train judge that can see by default: Gemini with a Gemini key, else Gemini on Vertex with a service account, else local', async () => {
+    const account = await makeServiceAccount('https://oauth2.googleapis.com/token')
+    const vertexAccount = { VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json }
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza' }).providers).toMatchObject({ trainScorer: 'gemini', gemini: { scorerModel: 'gemini-2.5-flash' } })
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', ...vertexAccount }).providers.trainScorer).toBe('gemini')
+    const onVertex = readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', ...vertexAccount }).providers
+    expect(onVertex).toMatchObject({ trainScorer: 'vertex', vertex: { project: 'my-project', location: 'us-central1', scorerModel: 'gemini-2.5-flash', serviceAccount: { client_email: account.clientEmail } } })
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k' }).providers.trainScorer).toBe('local')
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', TRYON_TRAIN_SCORER: 'local' }).providers.trainScorer).toBe('local')
+  })
+
   it('reads a fallback chain with each provider’s credentials, defaults and base URLs', () => {
     const { providers } = readSettings({
       TRYON_ENGINE: 'fashn, gemini',
@@ -16,7 +27,7 @@ describe('engine configuration', () => {
     })
     expect(providers).toEqual({
       engines: ['fashn', 'gemini'],
-      trainScorer: 'local',
+      trainScorer: 'gemini',
       fashn: { apiKey: 'fa-key', baseUrl: 'https://api.fashn.ai' },
       gemini: { apiKey: 'AIza-key', baseUrl: 'http://127.0.0.1:9999', model: 'gemini-2.5-flash-image', scorerModel: 'gemini-2.5-flash' },
     })
@@ -36,6 +47,7 @@ describe('engine configuration', () => {
     [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x"' }, /VERTEX_SERVICE_ACCOUNT_JSON is not valid JSON/],
     [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x@y"}' }, /no PKCS#8 private_key/],
     [{ TRYON_TRAIN_SCORER: 'gemini' }, /TRYON_TRAIN_SCORER=gemini needs GEMINI_API_KEY/],
+    [{ TRYON_TRAIN_SCORER: 'vertex' }, /TRYON_TRAIN_SCORER=vertex needs VERTEX_PROJECT/],
     [{ TRYON_ENGINE: 'replicate' }, /unknown engine "replicate"/],
     [{ TRYON_ENGINE: 'fashn,fashn', FASHN_API_KEY: 'k' }, /fashn is listed twice/],
     [{ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', FASHN_BASE_URL: 'ftp://x' }, /FASHN_BASE_URL/],

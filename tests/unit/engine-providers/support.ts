@@ -1,4 +1,5 @@
 import { providerRuntime, type ProviderRuntime } from '../../../shared/engine/providers/runtime.ts'
+import { createImageFetcher } from '../../../shared/images/fetch.ts'
 import type { InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
 
@@ -10,7 +11,10 @@ export interface TestRuntime {
   advance(ms: number): void
 }
 
-/** Waits return at once (after one turn of the event loop) and are recorded; the clock moves only when told. */
+/**
+ * Waits return at once (after one turn of the event loop) and are recorded; the clock is virtual: a wait moves
+ * it by its length, and `advance` moves it by hand.
+ */
 export function testRuntime(overrides: Partial<ProviderRuntime> = {}): TestRuntime {
   const logs: Record<string, unknown>[] = []
   const sleeps: number[] = []
@@ -18,12 +22,15 @@ export function testRuntime(overrides: Partial<ProviderRuntime> = {}): TestRunti
   const runtime = providerRuntime({
     sleep: async (ms, signal) => {
       sleeps.push(ms)
+      now += ms
       await new Promise((resolve) => setImmediate(resolve))
       if (signal?.aborted) throw signal.reason
     },
     random: () => 0.5,
     now: () => now,
     log: (entry) => logs.push(entry),
+    // The fakes serve results from 127.0.0.1, as TRYON_ALLOW_PRIVATE_IMAGE_HOSTS=1 lets a local stack do.
+    fetchImage: createImageFetcher({ fetch: overrides.fetch ?? ((input, init) => globalThis.fetch(input, init)), allowPrivateHosts: true }),
     ...overrides,
   })
   return { runtime, logs, sleeps, advance: (ms) => (now += ms) }
@@ -36,6 +43,12 @@ export const providerResult = makeShopperPhoto({ width: 96, height: 160, format:
 
 export function tryOn(overrides: Partial<TryOnRequest> = {}): TryOnRequest {
   return { person, garment, category: 'top', clothingType: 'T-shirt', ...overrides }
+}
+
+/** A deadline `ms` ahead on the test runtime's virtual clock (the signal never fires: only time left is known). */
+export function within(t: TestRuntime, ms: number): Pick<TryOnRequest, 'remainingMs'> {
+  const endsAt = t.runtime.now() + ms
+  return { remainingMs: () => endsAt - t.runtime.now() }
 }
 
 /** Everything the adapters logged, as one string: provider wording must show up here and nowhere else. */

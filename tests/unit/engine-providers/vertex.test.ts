@@ -6,7 +6,7 @@ import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
 import { asInput, makeShopperPhoto } from '../../support/images.ts'
 import { makeServiceAccount, startFakeServer, verifyJwt, vertex, vertexPredictPath, type FakeServer } from '../../support/provider-fakes.ts'
-import { garment, logText, person, providerResult, testRuntime, tryOn, type TestRuntime } from './support.ts'
+import { garment, logText, person, providerResult, testRuntime, tryOn, within, type TestRuntime } from './support.ts'
 
 const predictPath = vertexPredictPath('test-project', 'europe-west4')
 
@@ -138,11 +138,44 @@ describe('Vertex AI Virtual Try-On adapter', () => {
       expect((await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).kind).toBe('failed')
     })
 
+    it.each([
+      ["The prompt couldn't be submitted. It might violate our policies.", 'rejected'],
+      ['Image generation failed with the following error: The prompt could not be submitted. This prompt contains sensitive words that violate Google’s Responsible AI practices. Try rephrasing the prompt. Support codes: 42876398', 'rejected'],
+      ['The input image was blocked by Responsible AI practices.', 'rejected'],
+      ['Your request might violate our policies. Support codes: 17301594', 'rejected'],
+      ['Invalid value at instances[0].personImage', 'failed'],
+      ['Image is too large: the safety margin of 10 MB was exceeded.', 'failed'],
+      ['Request contains an invalid argument.', 'failed'],
+    ])('INVALID_ARGUMENT "%s" → %s (the responsible-AI page’s wording, not loose keywords)', async (message, kind) => {
+      fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', message))
+      expect((await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).kind).toBe(kind)
+      expect(fake.requestsTo(predictPath)).toHaveLength(1)
+    })
+
+    it('needs status INVALID_ARGUMENT for a refusal: the same words under another status are a failure', async () => {
+      fake.script('POST', predictPath, vertex.error(400, 'FAILED_PRECONDITION', "The prompt couldn't be submitted."))
+      expect((await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).kind).toBe('failed')
+    })
+
     it('retries 429 RESOURCE_EXHAUSTED and 503, then succeeds', async () => {
       fake.script('POST', predictPath, vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded'), vertex.error(503, 'UNAVAILABLE', 'try later'), vertex.image(providerResult))
       const { engine, sleeps } = engineWith(() => staticAccessToken('t'))
       expect((await engine.generate(tryOn())).kind).toBe('generated')
-      expect(sleeps).toEqual([250, 500])
+      expect(sleeps).toEqual([1500, 250])
+    })
+
+    it('waits a 429’s RetryInfo, and fails at once (outage) when the wait would pass the deadline', async () => {
+      const quota = { status: 429, json: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' }] } } }
+      fake.script('POST', predictPath, quota, vertex.image(providerResult))
+      const roomy = engineWith(() => staticAccessToken('t'))
+      expect((await roomy.engine.generate(tryOn(within(roomy, 120_000)))).kind).toBe('generated')
+      expect(roomy.sleeps).toEqual([20_000])
+
+      fake.reset()
+      fake.script('POST', predictPath, quota, vertex.image(providerResult))
+      const tight = engineWith(() => staticAccessToken('t'))
+      expect(await tight.engine.generate(tryOn(within(tight, 15_000)))).toMatchObject({ kind: 'failed', outage: true })
+      expect(fake.requestsTo(predictPath)).toHaveLength(1)
     })
 
     it('fails after the last attempt of 500', async () => {

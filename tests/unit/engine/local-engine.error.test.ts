@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import type { EngineOutcome, InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import { asInput, encodeImage, makeFlatImage, makeGarmentPhoto, makeNoiseImage, makeShopperPhoto, type EncodedPhoto, type Rgb } from '../../support/images.ts'
@@ -90,10 +90,9 @@ describe('local engine with photos that are not a shopper and a garment', () => 
   it.each([
     ['random noise', makeNoiseImage({ width: 200, height: 300 })],
     ['an empty studio shot', makeFlatImage({ width: 200, height: 300, color: [236, 233, 228] })],
-  ])('dresses a centred default figure when the person photo is %s', async (_, person) => {
-    const image = generatedImage(await generate({ person: asInput(person) }))
-    expect([image.width, image.height]).toEqual([200, 300])
-    expect(garmentShareAtCentre(image, red)).toBeGreaterThan(0.8)
+  ])('fails the generation rather than dress a guessed figure when the person photo is %s', async (_, person) => {
+    const outcome = await generate({ person: asInput(person) })
+    expect(outcome).toEqual({ kind: 'failed', reason: 'local engine: no person was found in the shopper photo' })
   })
 
   it.each([
@@ -106,23 +105,55 @@ describe('local engine with photos that are not a shopper and a garment', () => 
     if (color) expect(garmentShareAtCentre(image, color)).toBeGreaterThan(0.8)
   })
 
-  it.each([[1, 1], [3, 2], [2, 600], [600, 2]])('still answers for a %ix%i person photo', async (width, height) => {
+  it.each([[1, 1], [3, 2], [2, 600], [600, 2], [31, 400]])('refuses a %ix%i person photo as invalid input, not a crash', async (width, height) => {
     const person = makeFlatImage({ width, height, color: [120, 130, 140] })
-    const image = generatedImage(await generate({ person: asInput(person) }))
-    expect([image.width, image.height]).toEqual([width, height])
+    const outcome = await generate({ person: asInput(person) })
+    expect(outcome).toMatchObject({ kind: 'invalid_input', reason: expect.stringMatching(new RegExp(`userPhoto.*${width}×${height} pixels, too small`)) })
+  })
+
+  it('tries a photo just wide enough, and fails it only for want of a person', async () => {
+    const outcome = await generate({ person: asInput(makeFlatImage({ width: 32, height: 400, color: [120, 130, 140] })) })
+    expect(outcome).toEqual({ kind: 'failed', reason: 'local engine: no person was found in the shopper photo' })
   })
 
   it('returns new bytes even when the garment adds nothing to the photo', async () => {
-    // A flat JPEG that re-encodes to itself, and a fully transparent garment: the dressed image is the photo.
-    let person = encodeJpeg(makeFlatImage({ width: 48, height: 64, color: [180, 170, 160] }).pixels, 88)
-    for (let round = 0; round < 5; round++) person = encodeJpeg(decodeImage(person, 'jpeg'), 88)
+    // A shopper JPEG that re-encodes to itself, and a fully transparent garment: the dressed image is the photo.
+    let person = encodeJpeg(makeShopperPhoto({ width: 140, height: 210 }).pixels, 88)
+    for (let round = 0; round < 60; round++) person = encodeJpeg(decodeImage(person, 'jpeg'), 88)
     expect(sameBytes(encodeJpeg(decodeImage(person, 'jpeg'), 88), person)).toBe(true)
     const clear = { width: 64, height: 64, data: new Uint8Array(64 * 64 * 4) }
     const outcome = await generate({
-      person: { bytes: person, format: 'jpeg', width: 48, height: 64 },
+      person: { bytes: person, format: 'jpeg', width: 140, height: 210 },
       garment: { bytes: encodeImage(clear, 'png'), format: 'png', width: 64, height: 64 },
     })
     expect(outcome.kind).toBe('generated')
     if (outcome.kind === 'generated') expect(sameBytes(outcome.image.bytes, person)).toBe(false)
+  })
+})
+
+describe('the decode budget of a request in the local engine', () => {
+  // A shopper on a studio backdrop, as PNG: a photo the engine can dress, so the whole request runs.
+  const png = makeShopperPhoto({ width: 300, height: 400, format: 'png' })
+
+  it('charges every decode to the request budget, at the size decoded', async () => {
+    const budget = createDecodeBudget(1_000_000)
+    const outcome = await generate({ person: asInput(png), garment: asInput(tshirt), decodeBudget: budget })
+    expect(outcome.kind).toBe('generated')
+    // The PNG at full size; the 160 × 160 JPEG garment at full size too (it is under the 768 px the engine wants).
+    expect(budget.remaining).toBe(1_000_000 - 300 * 400 - 160 * 160)
+  })
+
+  it('refuses with invalid_input once the budget cannot pay for the next decode', async () => {
+    const budget = createDecodeBudget(160 * 160 + 1000)
+    const outcome = await generate({ person: asInput(png), garment: asInput(tshirt), decodeBudget: budget })
+    expect(outcome).toMatchObject({ kind: 'invalid_input', reason: expect.stringMatching(/userPhoto.*budget/) })
+  })
+
+  it('decodes the product image first, so a broken one stops the request before the photo costs anything', async () => {
+    const budget = createDecodeBudget(1_000_000)
+    const outcome = await generate({ person: asInput(png), garment: spoiled(tshirt, 'truncated'), decodeBudget: budget })
+    expect(outcome).toMatchObject({ kind: 'invalid_input', reason: expect.stringContaining('productImage') })
+    // The cut JPEG's frame header was read (and charged) before its data ran out; the photo was never touched.
+    expect(budget.remaining).toBe(1_000_000 - 160 * 160)
   })
 })

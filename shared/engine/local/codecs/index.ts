@@ -1,23 +1,26 @@
 import type { ImageFormat } from '../../../images/types.ts'
 import { decodeJpeg } from './jpeg-decoder.ts'
 import { decodePng } from './png-decoder.ts'
-import { ImageDecodeError, type RgbaImage } from './raster.ts'
+import { ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
 import { decodeWebp } from './webp-decoder.ts'
 
 export { encodeJpeg } from './jpeg-encoder.ts'
-export { ImageDecodeError, createRgba, type RgbaImage } from './raster.ts'
+export { createDecodeBudget, ImageDecodeError, ImageTooLargeError, createRgba, MAX_IMAGE_PIXELS, type DecodeBudget, type RgbaImage } from './raster.ts'
 
-export interface DecodeOptions {
+export interface DecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs; JPEG uses it to decode at a reduced scale. */
   minLongSide?: number
 }
 
-/** Decodes JPEG, PNG or WebP bytes to RGBA; throws ImageDecodeError for data it cannot read. */
+/**
+ * Decodes JPEG, PNG or WebP bytes to RGBA; throws ImageDecodeError for data it cannot read, and ImageTooLargeError
+ * (one of them) when the size it would allocate is over the limits, checked before allocating.
+ */
 export function decodeImage(bytes: Uint8Array, format: ImageFormat, options: DecodeOptions = {}): RgbaImage {
   try {
     if (format === 'jpeg') return decodeJpeg(bytes, options)
-    if (format === 'png') return decodePng(bytes)
-    return decodeWebp(bytes)
+    if (format === 'png') return decodePng(bytes, options)
+    return decodeWebp(bytes, options)
   } catch (error) {
     if (error instanceof ImageDecodeError) throw error
     // Out-of-range reads in malformed data surface as TypeErrors/RangeErrors: still a bad image, not a bug of ours.

@@ -1,8 +1,8 @@
 import { buildHuffmanTable, decodeScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
 import { outputBlock } from './jpeg-idct.ts'
-import { ImageDecodeError, type RgbaImage } from './raster.ts'
+import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
 
-export interface JpegDecodeOptions {
+export interface JpegDecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs: lets the decoder drop resolution in the DCT domain (1/2, 1/4, 1/8). */
   minLongSide?: number
 }
@@ -89,7 +89,7 @@ export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): 
       }
     } else if (marker === 0xc0 || marker === 0xc1 || marker === 0xc2) {
       if (frame) throw new ImageDecodeError('the JPEG has more than one frame')
-      frame = readFrame(bytes, p, marker === 0xc2, options.minLongSide ?? 0)
+      frame = readFrame(bytes, p, marker === 0xc2, options)
     } else if (UNSUPPORTED_SOF[marker]) {
       throw new ImageDecodeError(`${UNSUPPORTED_SOF[marker]} is not supported`)
     } else if (marker === 0xda) {
@@ -122,13 +122,24 @@ function nextMarker(bytes: Uint8Array, pos: number): number {
   return bytes.length
 }
 
+/** The position of the first marker after entropy-coded data (stuffed zeros and restart markers belong to the data). */
+function skipEntropyData(bytes: Uint8Array, pos: number): number {
+  while (pos + 1 < bytes.length) {
+    const next = bytes[pos + 1]
+    if (bytes[pos] === 0xff && next !== 0 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return pos
+    pos++
+  }
+  return bytes.length
+}
+
 function requireQuant(tables: (Uint16Array | null)[], index: number): Uint16Array {
   const table = tables[index]
   if (!table) throw new ImageDecodeError('the JPEG is missing a quantization table')
   return table
 }
 
-function readFrame(bytes: Uint8Array, p: number, progressive: boolean, minLongSide: number): Frame {
+function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: JpegDecodeOptions): Frame {
+  const minLongSide = options.minLongSide ?? 0
   const precision = bytes[p]
   if (precision !== 8) throw new ImageDecodeError(`${precision}-bit JPEG is not supported`)
   const height = (bytes[p + 1] << 8) | bytes[p + 2]
@@ -151,6 +162,9 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, minLongSi
     vMax = Math.max(vMax, v)
     specs.push({ id: bytes[at], h, v, quantIndex: bytes[at + 2] & 3 })
   }
+  // Planes at 1/scale, plus every coefficient of a progressive image, which is kept until its last scan.
+  const scaledPixels = Math.ceil(width / scale) * Math.ceil(height / scale)
+  checkAllocation('JPEG', width, height, options, scaledPixels + (progressive ? width * height : 0))
   const mcusPerLine = Math.ceil(width / (8 * hMax))
   const mcusPerColumn = Math.ceil(height / (8 * vMax))
   const size = 8 / scale
@@ -200,6 +214,8 @@ function readScan(
     if ((needsDc && !c.dcTable) || (needsAc && !c.acTable)) throw new ImageDecodeError('the JPEG is missing a Huffman table')
   }
   if (frame.progressive && (spectralEnd > 63 || spectralStart > spectralEnd)) throw new ImageDecodeError('the JPEG has an invalid progressive scan')
+  // At 1/8 a block is its DC term alone: a progressive image's AC scans need not even be decoded.
+  if (frame.progressive && frame.scale === 8 && spectralStart > 0) return skipEntropyData(bytes, end)
   const scale = frame.scale
   return decodeScan(bytes, end, {
     components,

@@ -13,7 +13,6 @@ const FM1961 = -8034 // -1.96157056
 const FM0390 = -1597 // -0.390180644
 
 const workspace = new Int32Array(64)
-const block = new Uint8ClampedArray(64)
 
 function clamp(v: number): number {
   return v < 0 ? 0 : v > 255 ? 255 : v
@@ -191,9 +190,37 @@ function idctHalf(coefs: Int16Array, off: number, quant: Uint16Array, out: Uint8
   }
 }
 
+const QUARTER_A = (COS_PI_8 + COS_3PI_8) / 2
+const QUARTER_B = (COS_3PI_8 - COS_PI_8) / 2
+
+/**
+ * One block at quarter resolution (2×2): folding the half-scale transform once more, the mean of each pair of its
+ * outputs is g0 ± (g1·A + g3·B), so frequency 2 drops out as 4 did. A quarter of the work of idctHalf.
+ */
+function idctQuarter(coefs: Int16Array, off: number, quant: Uint16Array, out: Uint8ClampedArray, outOff: number, stride: number): void {
+  const q = halfScaleTable(quant)
+  const ws = halfWorkspace
+  for (let u = 0; u < 8; u++) {
+    if (u === 4) continue
+    const c = off + u
+    const g0 = coefs[c] * q[u]
+    const g1 = coefs[c + 8] * q[u + 8] + coefs[c + 56] * q[u + 56]
+    const g3 = coefs[c + 24] * q[u + 24] + coefs[c + 40] * q[u + 40]
+    const d = g1 * QUARTER_A + g3 * QUARTER_B
+    ws[u] = g0 + d
+    ws[8 + u] = g0 - d
+  }
+  for (let y = 0, w = 0, o = outOff; y < 2; y++, w += 8, o += stride) {
+    const g0 = ws[w] + 128
+    const d = (ws[w + 1] + ws[w + 7]) * QUARTER_A + (ws[w + 3] + ws[w + 5]) * QUARTER_B
+    out[o] = g0 + d
+    out[o + 1] = g0 - d
+  }
+}
+
 /**
  * Writes one block into a component plane at 1/scale resolution (scale 1, 2, 4 or 8):
- * scale 8 needs only the DC term, 2 folds the transform to 4×4, 4 averages the full transform.
+ * scale 8 needs only the DC term, 2 folds the transform to 4×4 and 4 to 2×2.
  */
 export function outputBlock(
   coefs: Int16Array, off: number, quant: Uint16Array, scale: number,
@@ -218,16 +245,5 @@ export function outputBlock(
     plane[base] = clamp(((coefs[off] * quant[0] + 4) >> 3) + 128)
     return
   }
-  idctBlock(coefs, off, quant, block, 0, 8)
-  const area = scale * scale
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      let sum = 0
-      for (let dy = 0; dy < scale; dy++) {
-        const row = (y * scale + dy) * 8 + x * scale
-        for (let dx = 0; dx < scale; dx++) sum += block[row + dx]
-      }
-      plane[base + y * planeWidth + x] = ((sum + (area >> 1)) / area) | 0
-    }
-  }
+  idctQuarter(coefs, off, quant, plane, base, planeWidth)
 }

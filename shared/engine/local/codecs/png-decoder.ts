@@ -1,5 +1,5 @@
 import { unzlibSync } from 'fflate'
-import { ImageDecodeError, type RgbaImage } from './raster.ts'
+import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }
@@ -31,7 +31,7 @@ interface Header {
 }
 
 /** Every PNG colour type and bit depth, palette with tRNS, Adam7; 16-bit samples keep their high byte. */
-export function decodePng(bytes: Uint8Array): RgbaImage {
+export function decodePng(bytes: Uint8Array, limits: AllocationLimits = {}): RgbaImage {
   for (let i = 0; i < 8; i++) if (bytes[i] !== SIGNATURE[i]) throw new ImageDecodeError('not a PNG file')
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   let header: Header | null = null
@@ -47,6 +47,8 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
     if (end + 4 > bytes.length) throw new ImageDecodeError(`the PNG is truncated (in its ${type} chunk)`)
     if (crc32(bytes, pos + 4, end) !== view.getUint32(end)) throw new ImageDecodeError(`the PNG is corrupt (bad checksum on its ${type} chunk)`)
     const body = bytes.subarray(start, end)
+    // IHDR must come first and only once: a second one would size the buffers after the first was checked.
+    if ((type === 'IHDR') !== (pos === 8)) throw new ImageDecodeError(type === 'IHDR' ? 'the PNG has more than one IHDR header' : 'the PNG does not start with its IHDR header')
     if (type === 'IHDR') header = readHeader(body)
     else if (type === 'PLTE') palette = body
     else if (type === 'tRNS') transparency = body
@@ -58,6 +60,7 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
   if (!header) throw new ImageDecodeError('the PNG has no IHDR header')
   if (idat.length === 0) throw new ImageDecodeError('the PNG has no image data')
   if (header.colorType === 3 && !palette) throw new ImageDecodeError('the PNG palette is missing')
+  checkAllocation('PNG', header.width, header.height, limits)
 
   const bitsPerPixel = CHANNELS[header.colorType] * header.depth
   const passes = header.interlaced ? ADAM7 : [[0, 0, 1, 1]]

@@ -10,6 +10,63 @@ export class ImageDecodeError extends Error {
   override name = 'ImageDecodeError'
 }
 
+/** The size a decoder was about to allocate is over the pixel limit, or over what is left of the request's budget. */
+export class ImageTooLargeError extends ImageDecodeError {
+  override name = 'ImageTooLargeError'
+}
+
 export function createRgba(width: number, height: number): RgbaImage {
   return { width, height, data: new Uint8Array(width * height * 4) }
+}
+
+/** The most pixels one image may have (DESIGN.md §4), whatever decodes it. */
+export const MAX_IMAGE_PIXELS = 40_000_000
+
+/**
+ * Decoded pixels one request may allocate in all (every decode of every step), so no path can decode the same large
+ * image over and over. A wedding-dress try-on of two 40 MP PNGs, the largest legitimate case, decodes about 200 MP.
+ */
+export interface DecodeBudget {
+  /** Takes `pixels` from the budget, or throws ImageTooLargeError and takes nothing. */
+  spend(pixels: number): void
+  readonly remaining: number
+}
+
+export function createDecodeBudget(pixels: number): DecodeBudget {
+  let remaining = pixels
+  return {
+    spend(amount) {
+      if (amount > remaining) {
+        throw new ImageTooLargeError(`decoding it would take this request past its budget of ${Math.round(pixels / 1e6)} megapixels of decoded images`)
+      }
+      remaining -= amount
+    },
+    get remaining() {
+      return remaining
+    },
+  }
+}
+
+export interface AllocationLimits {
+  /** At most this many pixels in the image as its decoder reads it (default MAX_IMAGE_PIXELS). */
+  maxPixels?: number
+  /** The size the image's first header announced (what intake checked): a decoder that finds another refuses. */
+  expected?: { width: number; height: number }
+  budget?: DecodeBudget
+}
+
+/**
+ * Every decoder calls this with the size it is about to allocate for, read from the header it will actually decode,
+ * before allocating: the limit holds whatever an earlier header said.
+ */
+export function checkAllocation(format: string, width: number, height: number, limits: AllocationLimits, allocatedPixels = width * height): void {
+  const { expected } = limits
+  if (expected && (expected.width !== width || expected.height !== height)) {
+    throw new ImageDecodeError(`the ${format} headers disagree about its size (${expected.width}×${expected.height}, then ${width}×${height})`)
+  }
+  const maxPixels = limits.maxPixels ?? MAX_IMAGE_PIXELS
+  if (width * height > maxPixels) {
+    throw new ImageTooLargeError(`the ${format} is ${width}×${height} (${(width * height / 1e6).toFixed(1)} megapixels), more than the ${maxPixels / 1e6} allowed`)
+  }
+  limits.budget?.spend(allocatedPixels)
 }

@@ -1,0 +1,132 @@
+/**
+ * `npx tsx scripts/measure-hostile.ts`: sends the hostile requests of issue 12 to a dev stack running in a child
+ * process (embedded PGlite, nothing else needed; HOSTILE_POSTGRES=1 uses a fresh database on the tests' Postgres
+ * instead, so the database does not share the server's thread) and prints, for each, the answer, the server's CPU time and peak
+ * memory above its resident size before the request, and how long an unrelated request sent meanwhile waited.
+ * Printed numbers, not a test: run it on two checkouts to compare.
+ */
+import { fork } from 'node:child_process'
+import { get } from 'node:http'
+import { readFile, writeFile, mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { encodeBase64 } from '../shared/images/base64.ts'
+import { makeGarmentPhoto, makeShopperPhoto } from '../tests/support/images.ts'
+import { jpegWithFrames, pngWithHeaders, webpCanvasAndFrame } from '../tests/support/hostile-images.ts'
+import { processCpuSeconds } from './bench/cpu.ts'
+import { createTestDatabase } from '../tests/support/database.ts'
+
+type Ready = { url: string; apiKey: string; databaseUrl: string }
+
+async function child(): Promise<void> {
+  const { startDevStack } = await import('../devstack/stack.ts')
+  const dataDir = await mkdtemp(join(tmpdir(), 'tryon-hostile-'))
+  const logs: string[] = []
+  const stack = await startDevStack({ env: {}, dataDir, port: 0, dbPort: 0, databaseUrl: process.env.HOSTILE_DATABASE_URL || undefined, log: (entry) => { logs.push(JSON.stringify(entry)); if (process.env.HOSTILE_DEBUG && entry.level === 'error') console.error(JSON.stringify(entry).slice(0, 300)) }, playgroundKey: () => 'vto_test_playgroundplaygroundplaygroundpla' })
+  const [row] = await stack.sql`select api_key from tryon.create_api_key(100000, 'test', '{}'::text[], true, 'hostile', null)`
+  process.on('message', (message: { type: string; needle?: string }) => {
+    if (message.type === 'logs') process.send!({ type: 'logs', count: logs.filter((l) => l.includes(message.needle!)).length })
+    if (message.type === 'stop') void stack.stop().then(() => process.exit(0))
+  })
+  process.send!({ type: 'ready', url: stack.url, apiKey: row.api_key, databaseUrl: stack.databaseUrl } satisfies Ready & { type: string })
+}
+
+/** fetch() drops a Host header; node:http sends it as given, as a DNS-rebinding page's browser would. */
+function getWithHost(url: string, host: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { host }, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: res.headers as Record<string, string> })))
+    }).on('error', reject)
+  })
+}
+
+async function status(pid: number, field: string): Promise<number> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? NaN) / 1024
+}
+
+interface Case {
+  name: string
+  send: (server: Ready) => Promise<Response>
+}
+
+async function parent(): Promise<void> {
+  const db = process.env.HOSTILE_POSTGRES === '1' ? await createTestDatabase('postgres') : null
+  const server = fork(fileURLToPath(import.meta.url), ['child'], {
+    execArgv: process.execArgv,
+    env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  const ready = await new Promise<Ready>((resolve) => server.once('message', (m: Ready) => resolve(m)))
+  const pid = server.pid!
+  const ask = (message: object) => new Promise<any>((resolve) => { server.once('message', resolve); server.send(message) })
+
+  const person = encodeBase64(makeShopperPhoto({ width: 240, height: 400, format: 'jpeg' }).bytes)
+  const garment = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [10, 120, 200], width: 240, height: 240, format: 'png' }).bytes)
+  const big = (process.env.HOSTILE_40MP_JPEG ? await readFile(process.env.HOSTILE_40MP_JPEG) : null)
+  const post = (s: Ready, body: unknown, init: { path?: string; headers?: Record<string, string> } = {}) =>
+    fetch(`${s.url}/functions/v1/tryon-api${init.path ?? ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey, ...init.headers }, body: JSON.stringify(body) })
+  const tryOn = (userPhoto: Uint8Array | string, productImage: string = garment) =>
+    (s: Ready) => post(s, { userPhoto: typeof userPhoto === 'string' ? userPhoto : encodeBase64(userPhoto), productImage })
+
+  const cases: Case[] = [
+    { name: '1 PNG, IHDR 64×64 then IHDR 8000×8000', send: tryOn(pngWithHeaders([{ width: 64, height: 64 }, { width: 8000, height: 8000 }])) },
+    { name: '1 PNG, IHDR 64×64 then IHDR 16000×16000', send: tryOn(pngWithHeaders([{ width: 64, height: 64 }, { width: 16000, height: 16000 }])) },
+    { name: '1 WebP, VP8X 64×64 holding VP8L 8000×8000', send: tryOn(webpCanvasAndFrame({ width: 64, height: 64 }, { width: 8000, height: 8000 })) },
+    { name: '1 JPEG, SOF 64×64 then SOF 8000×8000', send: tryOn(jpegWithFrames([{ width: 64, height: 64 }, { width: 8000, height: 8000 }])) },
+    ...(big ? [
+      { name: '2 40 MP progressive JPEG + corrupt product image', send: tryOn(big, encodeBase64(jpegWithFrames([{ width: 64, height: 64 }]).subarray(0, 1200))) },
+      { name: '2 40 MP progressive JPEG + good product image', send: tryOn(big) },
+      {
+        name: '2 burst: 12 of the 40 MP progressive JPEG try-ons at once',
+        send: async (s: Ready) => {
+          const answers = await Promise.all(Array.from({ length: 12 }, () => tryOn(big)(s)))
+          const counts: Record<string, number> = {}
+          for (const a of answers) {
+            const code = a.status === 200 ? '200' : `${a.status} ${((await a.clone().json()) as { errorCode: string }).errorCode}`
+            counts[code] = (counts[code] ?? 0) + 1
+          }
+          const busy = answers.find((a) => a.status === 503)
+          return new Response(`statuses ${JSON.stringify(counts)}${busy ? `, Retry-After ${busy.headers.get('retry-after')}` : ''}`, { status: 207 })
+        },
+      },
+    ] : []),
+    { name: '3 key as a query parameter name', send: (s) => post(s, { userPhoto: person, productImage: garment }, { path: `?${s.apiKey}` }) },
+    { name: '4 key in the path (404)', send: (s) => post(s, {}, { path: `/${s.apiKey}` }) },
+    { name: '5 storage path with a bad escape', send: (s) => fetch(`${s.url}/storage/v1/object/public/tryon-results/%.jpg`) },
+    { name: '6 X-Request-Id set to the key', send: (s) => post(s, {}, { headers: { 'x-request-id': s.apiKey } }) },
+    { name: '7 playground with Host: evil.example', send: (s) => getWithHost(`${s.url}/`, 'evil.example') },
+  ]
+
+  console.log('| request | answer | server CPU ms | peak RSS above start, MB | unrelated request waited, ms |')
+  console.log('|---|---|--:|--:|--:|')
+  for (const c of cases.filter((c) => c.name.includes(process.env.HOSTILE_ONLY ?? ''))) {
+    await writeFile(`/proc/${pid}/clear_refs`, '5')
+    const rssBefore = await status(pid, 'VmRSS')
+    const cpuBefore = await processCpuSeconds(pid)
+    const pending = c.send(ready)
+    // An unrelated request sent while the hostile one is being worked on: how long the event loop kept it waiting.
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const probeStarted = performance.now()
+    const probe = fetch(`${ready.url}/openapi.json`).then((r) => r.arrayBuffer()).then(() => performance.now() - probeStarted)
+    const response = await pending
+    const text = (await response.text()).replace(/\s+/g, ' ').slice(0, 110)
+    const waited = await probe
+    const cpu = (await processCpuSeconds(pid)) - cpuBefore
+    const peak = (await status(pid, 'VmHWM')) - rssBefore
+    const extra = c.name.startsWith('4') || c.name.startsWith('6') ? `; log lines with the key: ${(await ask({ type: 'logs', needle: ready.apiKey.slice(9, 30) })).count}` : ''
+    const echoed = c.name.startsWith('6') ? `; X-Request-Id echoed: ${response.headers.get('x-request-id') === ready.apiKey}` : ''
+    const headers = c.name.startsWith('7') ? `; CSP ${response.headers.has('content-security-policy')}, XFO ${response.headers.get('x-frame-options')}` : ''
+    console.log(`| ${c.name} | ${response.status} ${text.replaceAll('|', '/')}${extra}${echoed}${headers} | ${Math.round(cpu * 1000)} | ${Math.round(peak)} | ${Math.round(waited)} |`)
+  }
+  const exited = new Promise((resolve) => server.once('exit', resolve))
+  server.send({ type: 'stop' })
+  await exited
+  await db?.close()
+}
+
+if (process.argv[2] === 'child') await child()
+else await parent()

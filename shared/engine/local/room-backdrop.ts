@@ -1,0 +1,229 @@
+import type { RgbaImage } from './codecs/raster.ts'
+
+/** How far each pixel is from the backdrop behind it, and from how far on a row counts as subject. */
+export interface BackdropDistance {
+  distance: Float32Array
+  /** Per row: distances below this are backdrop. */
+  threshold: Float32Array
+  /** Typical deviation of the backdrop from its model (median over the rows). */
+  noise: number
+}
+
+/**
+ * The backdrop of a photo taken in a room: a wall above a floor, each with its own colour and texture, the
+ * line between them anywhere (skirting boards, a horizon, a seamless sweep), light falling off across the
+ * frame. A single smooth surface cannot follow the step from wall to floor, so the backdrop is modelled row
+ * by row from the frame's left and right edges, joined by a straight line across the row and bent by the
+ * vignette measured along the top of the frame. Rows are blurred first, so thin texture across them (tile
+ * grout, plank seams, marble veins, JPEG noise) does not read as a subject; how much the backdrop varies
+ * along each row sets how far a pixel must differ to be the subject.
+ */
+const MIN_THRESHOLD = 16
+const MAX_THRESHOLD = 40
+
+export function roomBackdropDistance(image: RgbaImage): BackdropDistance {
+  const { width, height } = image
+  const radius = Math.max(1, Math.round(Math.min(width, height) / 150))
+  const blurred = rowBlur(image, radius)
+  const strip = Math.max(2, Math.round(width * 0.03))
+  const left = edgeColours(blurred, width, height, 0, strip)
+  const right = edgeColours(blurred, width, height, width - strip, width)
+  keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
+  const bend = vignetteBend(blurred, width, height, left, right)
+  const floorFrom = floorLine(left, right, height)
+  const below = floorFrom < height ? bottomColours(blurred, width, height) : undefined
+
+  const distance = new Float32Array(width * height)
+  const residual = new Float32Array(height)
+  const rowSpread = new Float32Array(height)
+  const stripResiduals: number[] = []
+  const rowResiduals = new Float32Array(width)
+  for (let y = 0; y < height; y++) {
+    stripResiduals.length = 0
+    for (let x = 0; x < width; x++) {
+      const t = width > 1 ? x / (width - 1) : 0
+      const u = x / width - 0.5
+      const k = 1 + bend * (u * u - 0.25)
+      const i = y * width + x
+      let sq = 0
+      for (let c = 0; c < 3; c++) {
+        const model = (left[y * 3 + c] * (1 - t) + right[y * 3 + c] * t) * k
+        const d = blurred[i * 3 + c] - model
+        sq += d * d
+      }
+      if (below && y >= floorFrom) {
+        // Boards and tiles run towards the camera: the floor at the bottom of a column is the floor above it.
+        let sqBelow = 0
+        for (let c = 0; c < 3; c++) {
+          const d = blurred[i * 3 + c] - below[x * 3 + c]
+          sqBelow += d * d
+        }
+        sq = Math.min(sq, sqBelow)
+      }
+      distance[i] = Math.sqrt(sq) * (image.data[i * 4 + 3] / 255)
+      rowResiduals[x] = distance[i]
+      if (x < strip || x >= width - strip) stripResiduals.push(distance[i])
+    }
+    stripResiduals.sort((a, b) => a - b)
+    residual[y] = stripResiduals[stripResiduals.length >> 1] ?? 0
+    // The subject covers well under half of a row: the lower part of the row's distances is backdrop, and
+    // how widely it varies (boards of different tones, a patterned carpet) is what the backdrop does there.
+    rowResiduals.sort()
+    rowSpread[y] = rowResiduals[Math.floor(width * 0.4)]
+  }
+  const window = Math.max(2, Math.round(height * 0.03))
+  const rowNoise = runningMedian(residual, window)
+  const spread = runningMedian(rowSpread, window)
+  const threshold = new Float32Array(height)
+  for (let y = 0; y < height; y++) {
+    const noise = Math.max(1.5, rowNoise[y] * 1.4826)
+    // Capped: past it, texture so strong would also swallow legs and shoes of the floor's own tones.
+    threshold[y] = Math.min(MAX_THRESHOLD, Math.max(MIN_THRESHOLD, noise * 3.5, spread[y] * 1.4826 * 2.5))
+  }
+  const sorted = Float32Array.from(rowNoise).sort()
+  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826) }
+}
+
+/**
+ * Box blur of the RGB channels along rows only, radius r, as floats (3 per pixel): thin lines across the
+ * row (grout, seams, veins) fade, while the line between wall and floor stays as sharp as it was.
+ */
+function rowBlur({ width, height, data }: RgbaImage, r: number): Float32Array {
+  const out = new Float32Array(width * height * 3)
+  for (let y = 0; y < height; y++) {
+    for (let c = 0; c < 3; c++) {
+      let sum = 0
+      let count = 0
+      for (let x = 0; x < Math.min(width, r); x++, count++) sum += data[(y * width + x) * 4 + c]
+      for (let x = 0; x < width; x++) {
+        if (x + r < width) {
+          sum += data[(y * width + x + r) * 4 + c]
+          count++
+        }
+        if (x - r - 1 >= 0) {
+          sum -= data[(y * width + x - r - 1) * 4 + c]
+          count--
+        }
+        out[(y * width + x) * 3 + c] = sum / count
+      }
+    }
+  }
+  return out
+}
+
+/** The first row of the floor: below the lowest clear step in the backdrop at both edges; `height` when there is none. */
+function floorLine(left: Float32Array, right: Float32Array, height: number): number {
+  const step = (edge: Float32Array, y: number) =>
+    Math.abs(edge[y * 3] - edge[y * 3 - 3]) + Math.abs(edge[y * 3 + 1] - edge[y * 3 - 2]) + Math.abs(edge[y * 3 + 2] - edge[y * 3 - 1])
+  for (let y = height - 1; y > height * 0.4; y--) if (step(left, y) > 20 && step(right, y) > 20) return y
+  return height
+}
+
+/** Per column, the median colour of the bottom rows: the floor nearest the camera. */
+function bottomColours(blurred: Float32Array, width: number, height: number): Float32Array {
+  const rows = Math.max(2, Math.round(height * 0.02))
+  const out = new Float32Array(width * 3)
+  const values = new Float32Array(rows)
+  for (let x = 0; x < width; x++) {
+    for (let c = 0; c < 3; c++) {
+      for (let k = 0; k < rows; k++) values[k] = blurred[((height - 1 - k) * width + x) * 3 + c]
+      values.sort()
+      out[x * 3 + c] = values[rows >> 1]
+    }
+  }
+  return out
+}
+
+/** Per row, the median colour of columns [from, to). */
+function edgeColours(blurred: Float32Array, width: number, height: number, from: number, to: number): Float32Array {
+  const out = new Float32Array(height * 3)
+  const values = new Float32Array(to - from)
+  for (let y = 0; y < height; y++) {
+    for (let c = 0; c < 3; c++) {
+      for (let x = from; x < to; x++) values[x - from] = blurred[(y * width + x) * 3 + c]
+      values.sort()
+      out[y * 3 + c] = values[values.length >> 1]
+    }
+  }
+  return out
+}
+
+/**
+ * A band that shows at both edges on the same rows is the room (a skirting board, a shelf line); one that
+ * shows at one edge only is the subject reaching the frame (an elbow, a hand) and is replaced by the
+ * backdrop above and below it.
+ */
+function keepFullWidthBands(left: Float32Array, right: Float32Array, height: number, window: number): void {
+  const smoothLeft = runningMedianRgb(left, height, window)
+  const smoothRight = runningMedianRgb(right, height, window)
+  const off = (raw: Float32Array, smooth: Float32Array, y: number) =>
+    Math.abs(raw[y * 3] - smooth[y * 3]) + Math.abs(raw[y * 3 + 1] - smooth[y * 3 + 1]) + Math.abs(raw[y * 3 + 2] - smooth[y * 3 + 2])
+  for (let y = 0; y < height; y++) {
+    const leftOff = off(left, smoothLeft, y) > 15
+    const rightOff = off(right, smoothRight, y) > 15
+    if (leftOff && rightOff) continue
+    if (leftOff) left.set(smoothLeft.subarray(y * 3, y * 3 + 3), y * 3)
+    if (rightOff) right.set(smoothRight.subarray(y * 3, y * 3 + 3), y * 3)
+  }
+}
+
+/**
+ * How much brighter the middle of a row is than the straight line between its edges (a vignette), as a
+ * factor 1 + bend·(u² − ¼), measured robustly along the top rows, which are backdrop in a standing photo.
+ */
+function vignetteBend(blurred: Float32Array, width: number, height: number, left: Float32Array, right: Float32Array): number {
+  const rows = Math.max(2, Math.round(height * 0.03))
+  const us: number[] = []
+  const ratios: number[] = []
+  for (let x = 0; x < width; x++) {
+    const t = width > 1 ? x / (width - 1) : 0
+    let seen = 0
+    let expected = 0
+    for (let y = 0; y < rows; y++) {
+      for (let c = 0; c < 3; c++) {
+        seen += blurred[(y * width + x) * 3 + c]
+        expected += left[y * 3 + c] * (1 - t) + right[y * 3 + c] * t
+      }
+    }
+    if (expected <= 0) continue
+    us.push(x / width - 0.5)
+    ratios.push(seen / expected)
+  }
+  let bend = 0
+  for (let round = 0; round < 3; round++) {
+    let num = 0
+    let den = 0
+    for (let i = 0; i < us.length; i++) {
+      const f = us[i] * us[i] - 0.25
+      const predicted = 1 + bend * f
+      if (round > 0 && Math.abs(ratios[i] - predicted) > 0.06) continue
+      num += f * (ratios[i] - 1)
+      den += f * f
+    }
+    bend = den > 1e-9 ? num / den : 0
+  }
+  return Math.min(0.8, Math.max(-0.8, bend))
+}
+
+function runningMedian(values: Float32Array, window: number): Float32Array {
+  const out = new Float32Array(values.length)
+  const buffer: number[] = []
+  for (let i = 0; i < values.length; i++) {
+    buffer.length = 0
+    for (let k = Math.max(0, i - window); k <= Math.min(values.length - 1, i + window); k++) buffer.push(values[k])
+    buffer.sort((a, b) => a - b)
+    out[i] = buffer[buffer.length >> 1]
+  }
+  return out
+}
+
+function runningMedianRgb(values: Float32Array, height: number, window: number): Float32Array {
+  const out = new Float32Array(values.length)
+  const channel = new Float32Array(height)
+  for (let c = 0; c < 3; c++) {
+    for (let y = 0; y < height; y++) channel[y] = values[y * 3 + c]
+    const smooth = runningMedian(channel, window)
+    for (let y = 0; y < height; y++) out[y * 3 + c] = smooth[y]
+  }
+  return out
+}

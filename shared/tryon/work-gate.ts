@@ -1,0 +1,104 @@
+import type { BridalSteps } from '../bridal/ports.ts'
+import type { TryOnEngine } from '../engine/types.ts'
+import { ApiError } from '../http/errors.ts'
+
+/**
+ * Caps the CPU-heavy local work (decoding, the local engine, the local bridal steps) running at once: it all shares
+ * one thread, so without a cap every request in flight slows every other, and memory grows with each. Past the
+ * running slots a few wait their turn; past the queue a request is refused at once (503 `service_busy`, refunded).
+ */
+export interface WorkGate {
+  /**
+   * Runs `work` in a slot. `admitted` work belongs to a request already let in (its later steps): it waits
+   * whatever the queue's length, so a request is never refused halfway through.
+   */
+  run<T>(work: () => Promise<T>, options?: { signal?: AbortSignal; admitted?: boolean }): Promise<T>
+  readonly running: number
+  readonly queued: number
+}
+
+export interface WorkGateOptions {
+  /** Work running at once. */
+  concurrency: number
+  /** Work waiting for a slot before new requests are refused. */
+  queue: number
+  /** Sent as Retry-After with the refusal. */
+  retryAfterSeconds: number
+}
+
+export function serviceBusy(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'service_busy',
+    'The service is busy with other try-ons. No credits were charged; retry in a few seconds.',
+    { 'Retry-After': String(retryAfterSeconds) },
+  )
+}
+
+export function createWorkGate(options: WorkGateOptions): WorkGate {
+  let running = 0
+  const waiting: (() => void)[] = []
+
+  const release = () => {
+    const next = waiting.shift()
+    if (next) next()
+    else running--
+  }
+
+  const slot = (signal: AbortSignal | undefined, admitted: boolean): Promise<void> => {
+    if (running < options.concurrency) {
+      running++
+      return Promise.resolve()
+    }
+    if (!admitted && waiting.length >= options.queue) return Promise.reject(serviceBusy(options.retryAfterSeconds))
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise<void>((resolve, reject) => {
+      // A slot handed over by release() keeps `running` as it is: the finished work's slot becomes this one.
+      const start = () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      }
+      const onAbort = () => {
+        const at = waiting.indexOf(start)
+        if (at >= 0) waiting.splice(at, 1)
+        reject(signal?.reason)
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      waiting.push(start)
+    })
+  }
+
+  return {
+    async run(work, runOptions = {}) {
+      await slot(runOptions.signal, runOptions.admitted ?? false)
+      try {
+        // The work holds the thread for a long stretch: let waiting I/O (database answers of other requests) in first.
+        await new Promise((resolve) => setTimeout(resolve, 0))
+        return await work()
+      } finally {
+        release()
+      }
+    },
+    get running() {
+      return running
+    },
+    get queued() {
+      return waiting.length
+    },
+  }
+}
+
+/** The local engine, one generation per slot. */
+export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
+  return { name: engine.name, generate: (request) => gate.run(() => engine.generate(request), { signal: request.signal }) }
+}
+
+/**
+ * The local bridal steps, each in a slot. The pre-treatment comes first and may be refused; the scorer runs after
+ * the image was generated, so it waits for its turn instead (a refusal there would charge an unscored result).
+ */
+export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
+  return {
+    pretreatment: { name: steps.pretreatment.name, prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }) },
+    scorer: { name: steps.scorer.name, score: (request) => gate.run(() => steps.scorer.score(request), { signal: request.signal, admitted: true }) },
+  }
+}
