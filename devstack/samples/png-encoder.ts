@@ -1,5 +1,6 @@
 import { zlibSync } from 'fflate'
 import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import { crc32 } from '../../shared/encoding/crc32.ts'
 
 export interface PngOptions {
   /** 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA (default). Gray types read the red channel. */
@@ -142,21 +143,13 @@ function filterRow(row: number[], previous: number[] | null, bpp: number, filter
   })
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-
 function chunk(type: string, body: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + body.length)
   const view = new DataView(out.buffer)
   view.setUint32(0, body.length)
   for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i)
   out.set(body, 8)
-  let crc = -1
-  for (let i = 4; i < 8 + body.length; i++) crc = CRC_TABLE[(crc ^ out[i]) & 255] ^ (crc >>> 8)
-  view.setUint32(8 + body.length, (crc ^ -1) >>> 0)
+  view.setUint32(8 + body.length, crc32(out, 4, 8 + body.length))
   return out
 }
 

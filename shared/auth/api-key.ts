@@ -1,3 +1,6 @@
+import { base62 } from '../encoding/base62.ts'
+import { crc32 } from '../encoding/crc32.ts'
+
 export type KeyMode = 'live' | 'test'
 
 /** A key that passed the offline checks; whether it exists is the database's call. */
@@ -6,31 +9,8 @@ export interface Credential {
   keyHash: Uint8Array
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const KEY_SHAPE = /^vto_(live|test)_[0-9A-Za-z]{36}$/
 const BODY_LENGTH = 'vto_test_'.length + 30
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    table[n] = c >>> 0
-  }
-  return table
-})()
-
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff
-  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8)
-  return (crc ^ 0xffffffff) >>> 0
-}
-
-export function base62(value: number, width: number): string {
-  let out = ''
-  for (let v = value; v > 0; v = Math.floor(v / 62)) out = BASE62[v % 62] + out
-  return out.padStart(width, '0')
-}
 
 export const keyChecksum = (body: string) => base62(crc32(new TextEncoder().encode(body)), 6)
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { zlibSync } from 'fflate'
-import { crc32 } from '../../shared/auth/api-key.ts'
+import { crc32 } from '../../shared/encoding/crc32.ts'
 import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
 import { encodeWebpLossless } from './webp-encoder.ts'
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { random } from '../../../devstack/samples/drawing.ts'
 import { encodePng, type PngOptions } from '../../../devstack/samples/png-encoder.ts'
 import { decodeImage, ImageDecodeError, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { crc32 } from '../../../shared/encoding/crc32.ts'
 
 /** Random RGBA with every alpha level represented: any mix-up of channels or rows shows. */
 function noisyImage(width: number, height: number, seed = 1): RgbaImage {
@@ -48,21 +49,13 @@ function decodeError(run: () => unknown): unknown {
   return undefined
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  return c >>> 0
-})
-
 /** Rewrites every chunk's CRC so damage inside a chunk reaches the decoder instead of failing the checksum. */
 function fixChecksums(png: Uint8Array): Uint8Array {
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength)
   for (let pos = 8; pos + 12 <= png.length; ) {
     const end = pos + 8 + view.getUint32(pos)
     if (end + 4 > png.length) break
-    let crc = -1
-    for (let i = pos + 4; i < end; i++) crc = CRC_TABLE[(crc ^ png[i]) & 255] ^ (crc >>> 8)
-    view.setUint32(end, (crc ^ -1) >>> 0)
+    view.setUint32(end, crc32(png, pos + 4, end))
     pos = end + 4
   }
   return png

@@ -1,5 +1,6 @@
 import { unzlibSync } from 'fflate'
 import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
+import { crc32 } from '../../../encoding/crc32.ts'
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }
@@ -9,18 +10,6 @@ const ADAM7 = [
   [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
 ]
 
-const CRC_TABLE = new Int32Array(256)
-for (let n = 0; n < 256; n++) {
-  let c = n
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-  CRC_TABLE[n] = c
-}
-
-function crc32(bytes: Uint8Array, start: number, end: number): number {
-  let c = -1
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]) & 255] ^ (c >>> 8)
-  return (c ^ -1) >>> 0
-}
 
 interface Header {
   width: number
