@@ -1,4 +1,4 @@
-import { decodeBase64, encodeBase64 } from '../../images/base64.ts'
+import { importPKCS8, SignJWT } from 'jose'
 import { excerpt, ProviderError, requestJson } from './http.ts'
 import { asRecord } from './json.ts'
 import type { ProviderRuntime } from './runtime.ts'
@@ -51,8 +51,9 @@ const EXPIRY_MARGIN_MS = 60_000
 const ASSERTION_LIFETIME_S = 3600
 
 /**
- * OAuth 2.0 for service accounts: a JWT signed RS256 with WebCrypto, exchanged at the token endpoint for an
- * access token, cached until shortly before it expires; concurrent requests share one exchange.
+ * OAuth 2.0 for service accounts (developers.google.com/identity/protocols/oauth2/service-account): a JWT
+ * signed RS256 (with `jose`, on WebCrypto), exchanged at the token endpoint for an access token, cached until
+ * shortly before it expires; concurrent requests share one exchange.
  */
 export function serviceAccountTokens(account: ServiceAccount, runtime: ProviderRuntime, scope = CLOUD_PLATFORM_SCOPE): AccessTokenSource {
   let cached: { token: string; refreshAt: number } | undefined
@@ -60,19 +61,19 @@ export function serviceAccountTokens(account: ServiceAccount, runtime: ProviderR
   let signingKey: Promise<CryptoKey> | undefined
 
   async function exchange(signal?: AbortSignal): Promise<string> {
-    signingKey ??= importPrivateKey(account.private_key)
+    signingKey ??= importPKCS8(account.private_key, 'RS256')
     const key = await signingKey.catch((error) => {
       signingKey = undefined
       throw new ProviderError('auth', `the service-account private key could not be imported: ${error instanceof Error ? error.message : String(error)}`)
     })
     const issuedAt = Math.floor(runtime.now() / 1000)
-    const assertion = await signJwt(key, { alg: 'RS256', typ: 'JWT', ...(account.private_key_id && { kid: account.private_key_id }) }, {
-      iss: account.client_email,
-      scope,
-      aud: account.token_uri,
-      iat: issuedAt,
-      exp: issuedAt + ASSERTION_LIFETIME_S,
-    })
+    const assertion = await new SignJWT({ scope })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.private_key_id && { kid: account.private_key_id }) })
+      .setIssuer(account.client_email)
+      .setAudience(account.token_uri)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + ASSERTION_LIFETIME_S)
+      .sign(key)
     const answer = await requestJson(runtime, {
       provider: 'google-oauth',
       url: account.token_uri,
@@ -103,22 +104,4 @@ export function serviceAccountTokens(account: ServiceAccount, runtime: ProviderR
       cached = undefined
     },
   }
-}
-
-async function importPrivateKey(pem: string): Promise<CryptoKey> {
-  const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, '').replace(/\s+/g, '')
-  const der = decodeBase64(body)
-  if (!der) throw new Error('the PEM body is not base64')
-  return crypto.subtle.importKey('pkcs8', new Uint8Array(der), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
-}
-
-async function signJwt(key: CryptoKey, header: Record<string, unknown>, claims: Record<string, unknown>): Promise<string> {
-  const encoder = new TextEncoder()
-  const signingInput = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(claims)))}`
-  const signature = new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', key, encoder.encode(signingInput)))
-  return `${signingInput}.${base64url(signature)}`
-}
-
-export function base64url(bytes: Uint8Array): string {
-  return encodeBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
