@@ -169,6 +169,15 @@ describe('corrupt PNG data', () => {
     }
   })
 
+  it('stops inflating at the bytes its header promises, so a bomb costs no more than the image it claims to be', () => {
+    // The 60 × 40 image's rows (all zero: transparent black), then 64 MB more zeros: 64 KB of deflate data.
+    const stream = zlibSync(new Uint8Array((1 + 60 * 4) * 40 + (1 << 26)), { level: 9 })
+    expect(stream.length).toBeGreaterThan(60_000)
+    // Damage far past the first bytes: an inflate that decodes the whole stream reaches it and fails.
+    stream.fill(0xff, stream.length - 2000, stream.length - 4)
+    expect(decodeImage(withImageData(bytes, stream), 'png').data).toEqual(new Uint8Array(60 * 40 * 4))
+  })
+
   it('refuses image data that does not inflate, inflates short, or uses an unknown row filter', () => {
     const rowBytes = 1 + 60 * 4
     const badFilter = new Uint8Array(rowBytes * 40)

@@ -1,4 +1,4 @@
-import { unzlibSync } from 'fflate'
+import { Unzlib } from 'fflate'
 import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
 import { crc32 } from '../../../encoding/crc32.ts'
 
@@ -59,16 +59,7 @@ export function decodePng(bytes: Uint8Array, limits: AllocationLimits = {}): Rgb
     const h = Math.ceil((header.height - y0) / dy)
     if (w > 0 && h > 0) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8))
   }
-  const stream = concat(idat)
-  // A zlib stream of header and checksum only would come back from fflate as our own zero-filled buffer, "inflated".
-  if (stream.length <= 6) throw new ImageDecodeError('the PNG image data is truncated')
-  let raw: Uint8Array
-  try {
-    raw = unzlibSync(stream, { out: new Uint8Array(expected) })
-  } catch {
-    throw new ImageDecodeError('the PNG image data is corrupt (it does not inflate)')
-  }
-  if (raw.length < expected) throw new ImageDecodeError('the PNG image data is truncated')
+  const raw = inflateImageData(idat, expected)
 
   const out = new Uint8Array(header.width * header.height * 4)
   const toRgba = pixelReader(header, palette, transparency)
@@ -97,6 +88,37 @@ export function decodePng(bytes: Uint8Array, limits: AllocationLimits = {}): Rgb
     offset += h * (stride + 1)
   }
   return { width: header.width, height: header.height, data: out }
+}
+
+/** Compressed bytes handed to the inflater at once: a bomb inflates at most about 1032 times this before we stop it. */
+const INFLATE_SLICE = 8 * 1024
+
+/**
+ * Inflates the IDAT stream into exactly the bytes the header promises, and stops there: data past them is never
+ * inflated, so a small file whose stream inflates to gigabytes (a decompression bomb) costs no more than the
+ * image it claims to be. (A one-shot inflate into a fixed buffer drops the excess but still decodes all of it.)
+ */
+function inflateImageData(idat: Uint8Array[], expected: number): Uint8Array {
+  const raw = new Uint8Array(expected)
+  let filled = 0
+  const inflater = new Unzlib((chunk) => {
+    const take = Math.min(chunk.length, expected - filled)
+    raw.set(take === chunk.length ? chunk : chunk.subarray(0, take), filled)
+    filled += take
+  })
+  try {
+    for (let i = 0; i < idat.length && filled < expected; i++) {
+      const body = idat[i]
+      for (let at = 0; at < body.length && filled < expected; at += INFLATE_SLICE) {
+        const end = Math.min(at + INFLATE_SLICE, body.length)
+        inflater.push(body.subarray(at, end), i === idat.length - 1 && end === body.length)
+      }
+    }
+  } catch {
+    throw new ImageDecodeError('the PNG image data is corrupt (it does not inflate)')
+  }
+  if (filled < expected) throw new ImageDecodeError('the PNG image data is truncated')
+  return raw
 }
 
 function readHeader(body: Uint8Array): Header {
