@@ -92,6 +92,17 @@ describe('the tryon-api function as the Supabase CLI deploys it', () => {
     expect([...uploaded].filter((file) => file.startsWith('..'))).toEqual([])
   })
 
+  it('type-checks with deno check from deno.json alone, as the edge runtime loads it', async () => {
+    // tsc covers shared/ under Node's types; this covers the entry and everything it imports under Deno's.
+    // A type error makes deno exit non-zero, which rejects with its diagnostics. (A cached check prints nothing.)
+    const check = promisify(execFile)(
+      'node_modules/.bin/deno',
+      ['check', '--config', DENO_JSON, ENTRYPOINT],
+      { cwd: root, env: { ...process.env, DENO_NO_PACKAGE_JSON: '1', NO_COLOR: '1' }, maxBuffer: 16 * 1024 * 1024 },
+    )
+    await expect(check).resolves.toMatchObject({ stdout: '' })
+  }, 180_000)
+
   it('pins each npm package to the version package.json installs for Node', async () => {
     const pkg = JSON.parse(await readFile(posix.join(root, 'package.json'), 'utf8'))
     const installed: Record<string, string> = { ...pkg.dependencies, ...pkg.devDependencies }
