@@ -3,7 +3,7 @@ import { createApp } from '../../../shared/app.ts'
 import { connectDatabase } from '../../../shared/billing/store.ts'
 import { readSettings } from '../../../shared/config.ts'
 import { createDeps } from '../../../shared/service.ts'
-import { resolveWithDeno } from '../../../shared/images/resolve-deno.ts'
+import { resolveWithDeno } from './resolve-dns.ts'
 import { createResultStore } from './store.ts'
 
 const env = Deno.env.toObject()
