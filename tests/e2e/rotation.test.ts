@@ -4,7 +4,7 @@ import { keyModeOf } from '../../shared/auth/api-key.ts'
 import { connectDatabase } from '../../shared/billing/store.ts'
 import type { Sql } from 'postgres'
 import { encodeBase64 } from '../../shared/images/base64.ts'
-import type { DatabaseKind } from '../support/database.ts'
+import type { CreatedKey, DatabaseKind } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { expectErrorBody, postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
 
@@ -59,14 +59,14 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     const fromNew = await tryOn(rotated.apiKey)
     expect(fromNew.status).toBe(200)
     expect(fromNew.body.creditsRemaining).toBe(7)
-    expect(await t.ledger(old)).toMatchObject({ balance: 7, ledgerBalance: 7, reserved: 0 })
+    expect(await t.ledger(old as CreatedKey)).toMatchObject({ balance: 7, ledgerBalance: 7, reserved: 0 })
 
     // Past it: the old key is inactive, whatever the request; the new one goes on.
     now = expiresAt + 1000
     expectErrorBody(await tryOn(old.apiKey), 403, 'key_inactive')
     expectErrorBody(await tryOn(old.apiKey, { userPhoto: person }), 403, 'key_inactive')
     expect((await tryOn(rotated.apiKey)).status).toBe(200)
-    expect(await t.ledger(old)).toMatchObject({ balance: 6, ledgerBalance: 6, reserved: 0 })
+    expect(await t.ledger(old as CreatedKey)).toMatchObject({ balance: 6, ledgerBalance: 6, reserved: 0 })
   })
 
   it('lists an account\'s keys with prefix, label, mode, origins, state and last use, and never a secret', async () => {
