@@ -14,14 +14,14 @@ export async function runTryOns(
   action: string | undefined,
   args: { id?: string; account?: string; before?: string },
 ): Promise<Record<string, unknown>> {
-  if (action !== 'delete' && action !== 'purge') throw new UsageError(`unknown command: tryons ${action ?? ''}`.trim())
-  // Before anything is deleted: a store that cannot be reached as configured refuses now, not after the commit.
-  const store = storeOf()
-  if (action === 'purge') return { imagesRemoved: await removeDeletedResults(sql, store) }
+  if (action === 'purge') return { imagesRemoved: await removeDeletedResults(sql, storeOf()) }
+  if (action !== 'delete') throw new UsageError(`unknown command: tryons ${action ?? ''}`.trim())
 
   if (args.id !== undefined) {
     if (args.account !== undefined || args.before !== undefined) throw new UsageError('give either TRYON_ID or --account with --before')
     const tryOnId = uuid(args.id, 'TRYON_ID')
+    // Before anything is deleted: a store that cannot be reached as configured refuses now, not after the commit.
+    const store = storeOf()
     const [row] = await sql<{ result: string }[]>`select tryon.delete_tryon(${tryOnId}) as result`
     const imagesRemoved = await removeDeletedResults(sql, store)
     if (row.result === 'already_deleted') {
@@ -33,6 +33,7 @@ export async function runTryOns(
   if (args.account === undefined || args.before === undefined) throw new UsageError('give TRYON_ID, or --account ACCOUNT_ID with --before DATE')
   const accountId = uuid(args.account, '--account')
   const before = instant(args.before, '--before')
+  const store = storeOf()
   const [row] = await sql<{ deleted: number; already_deleted: number; running: number }[]>`
     select deleted, already_deleted, running from tryon.delete_account_tryons(${accountId}, ${before.toISOString()}::timestamptz)`
   const imagesRemoved = await removeDeletedResults(sql, store)
