@@ -5,35 +5,41 @@ import { parseArgs } from 'node:util'
 import type { Sql } from 'postgres'
 import { parse as parseDomain } from 'tldts'
 import { connectDatabase } from '../shared/billing/store.ts'
+import type { ResultStore } from '../shared/storage/result-store.ts'
 import { passwordFile } from '../devstack/embedded-postgres.ts'
+import { duration, integer, UsageError, uuid } from './args.ts'
+import { resultStoreFromEnv } from './store.ts'
+import { runTryOns } from './tryons.ts'
+import { GROUPINGS, usageCsv, usageReport } from './usage.ts'
 
 const USAGE = `Usage: npm run --silent admin -- <command>
 
   keys create [--credits N] [--mode live|test] [--origin URL]... [--inactive] [--label TEXT] [--account ACCOUNT_ID]
   keys deactivate KEY_ID
   keys show KEY_ID
+  keys list --account ACCOUNT_ID
+  keys rotate KEY_ID [--grace 24h]
+      A new key with the same account, mode, origins, label and limits, printed once; the old key keeps
+      working for the grace period (30m, 24h, 7d, 0), then answers 403.
   keys limits KEY_ID [--per-minute N] [--per-client-per-minute N] [--daily-credits N]
                      [--daily-refunded N] [--per-client-daily-refunded N] [--clear]
       N is a whole number, or none to remove that limit; --clear removes every limit first.
   credits add KEY_ID AMOUNT
   credits show KEY_ID
   sweep [--older-than SECONDS]
+  tryons delete TRYON_ID
+  tryons delete --account ACCOUNT_ID --before DATE
+      Deletes shopper images (an erasure request): the stored image, its share link and the try-on's personal
+      fields; the ledger stays. DATE is 2026-12-01 (midnight UTC) or 2026-12-01T10:00:00Z.
+  tryons purge
+      Removes images of try-ons deleted with SQL alone (tryon.delete_tryon) from the store.
+  usage --account ACCOUNT_ID [--from DAY] [--to DAY] --by ${GROUPINGS.join('|')} [--csv]
+      Try-ons, credits charged and refunded, and wedding-dress verdicts per group; days in UTC, both included.
 
 Connects to DATABASE_URL (default: the dev stack's embedded database on 127.0.0.1:DB_PORT (54322), with the
-password the dev stack keeps in TRYON_DATA_DIR (.tryon)/db-password). Prints JSON.`
-
-class UsageError extends Error {}
-
-const integer = (value: string | undefined, name: string, min: number): number => {
-  if (value === undefined || !/^-?\d+$/.test(value) || BigInt(value) < BigInt(min)) {
-    throw new UsageError(`${name} must be an integer of at least ${min}`)
-  }
-  // Beyond 2^53 a JavaScript number is no longer exact (…993 would be stored as …992): refuse rather than round.
-  if (BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new UsageError(`${name} must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1); ${value} cannot be handled exactly`)
-  }
-  return Number(value)
-}
+password the dev stack keeps in TRYON_DATA_DIR (.tryon)/db-password). Prints JSON (usage --csv: CSV).
+tryons removes images from TRYON_STORAGE: supabase (SUPABASE_URL and a secret key; the default when SUPABASE_URL
+is set) or local (the dev stack's TRYON_DATA_DIR).`
 
 /** The CLI's flags for the limits and the names tryon.set_key_limits takes. */
 const LIMIT_FLAGS = {
@@ -45,7 +51,11 @@ const LIMIT_FLAGS = {
 } as const
 
 /** jsonb keeps its keys in its own order; print them in the order people read them. */
-const KEY_FIELDS = ['keyId', 'accountId', 'displayPrefix', 'mode', 'active', 'label', 'allowedOrigins', 'credits', 'limits', 'createdAt', 'deactivatedAt']
+const KEY_FIELDS = [
+  'keyId', 'accountId', 'displayPrefix', 'mode', 'active', 'state', 'label', 'allowedOrigins', 'credits', 'limits',
+  'createdAt', 'lastUsedAt', 'expiresAt', 'replacedBy', 'deactivatedAt',
+]
+const LISTED_KEY_FIELDS = ['keyId', 'displayPrefix', 'label', 'mode', 'allowedOrigins', 'state', 'lastUsedAt', 'createdAt', 'expiresAt', 'replacedBy', 'deactivatedAt']
 const LIMIT_FIELDS = Object.values(LIMIT_FLAGS).map((l) => l.field)
 const ordered = (object: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((f) => [f, object[f]]))
 
@@ -68,14 +78,8 @@ const allowedOrigin = (value: string): string => {
   return value
 }
 
-const uuid = (value: string | undefined, name: string): string => {
-  if (!value || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    throw new UsageError(`${name} must be a UUID`)
-  }
-  return value
-}
-
-export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
+/** Runs one command and returns what it prints: an object as JSON, a string as it is. */
+export async function runAdmin(sql: Sql, argv: string[], options: { store?: () => ResultStore } = {}): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -88,6 +92,12 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       account: { type: 'string' },
       'older-than': { type: 'string' },
       clear: { type: 'boolean' },
+      grace: { type: 'string' },
+      before: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      by: { type: 'string' },
+      csv: { type: 'boolean' },
       ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
     },
   })
@@ -124,6 +134,19 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       const [row] = await sql`select tryon.set_key_limits(${keyId}, ${sql.json(limits)}, ${values.clear ?? false}) as limits`
       return { keyId, limits: ordered(row.limits, LIMIT_FIELDS) }
     }
+    case 'keys list': {
+      const accountId = uuid(values.account, '--account')
+      const rows = await sql`select tryon.list_api_keys(${accountId}) as key`
+      return { accountId, keys: rows.map((row) => ordered(row.key, LISTED_KEY_FIELDS)) }
+    }
+    case 'keys rotate': {
+      const keyId = uuid(rest[0], 'KEY_ID')
+      const graceSeconds = duration(values.grace ?? '24h', '--grace')
+      const [row] = await sql`
+        select api_key, key_id, account_id, replaces, old_key_expires_at
+          from tryon.rotate_api_key(${keyId}, make_interval(secs => ${graceSeconds}))`
+      return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, replaces: row.replaces, oldKeyExpiresAt: row.old_key_expires_at }
+    }
     case 'credits add': {
       const [row] = await sql`
         select tryon.add_credits(${uuid(rest[0], 'KEY_ID')}, ${integer(rest[1], 'AMOUNT', 1)})::float8 as credits`
@@ -137,6 +160,15 @@ export async function runAdmin(sql: Sql, argv: string[]): Promise<unknown> {
       const olderThan = integer(values['older-than'] ?? '600', '--older-than', 0)
       const [row] = await sql`select tryon.sweep_reservations(make_interval(secs => ${olderThan})) as refunded`
       return { refunded: row.refunded }
+    }
+    case 'tryons delete':
+    case 'tryons purge':
+      if (action === 'purge' && rest.length > 0) throw new UsageError('tryons purge takes no arguments')
+      if (rest.length > 1) throw new UsageError('give one TRYON_ID at a time')
+      return runTryOns(sql, options.store ?? (() => resultStoreFromEnv(process.env)), action, { id: rest[0], account: values.account, before: values.before })
+    case 'usage': {
+      const report = await usageReport(sql, values)
+      return values.csv ? usageCsv(report) : report
     }
     default:
       throw new UsageError(group ? `unknown command: ${positionals.join(' ')}` : 'a command is required')
@@ -167,7 +199,9 @@ async function main(): Promise<number> {
   }
   const sql = connectDatabase(url, { max: 1, fetchTypes: true })
   try {
-    console.log(JSON.stringify(await runAdmin(sql, argv)))
+    const printed = await runAdmin(sql, argv)
+    if (typeof printed === 'string') process.stdout.write(printed)
+    else console.log(JSON.stringify(printed))
     return 0
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { publicObjectUrl, type ResultStore } from '../shared/storage/result-store.ts'
 
@@ -6,10 +6,14 @@ import { publicObjectUrl, type ResultStore } from '../shared/storage/result-stor
 export function createLocalStore(options: { root: string; bucket: string; baseUrl: () => string }): ResultStore {
   // Results go to one folder per month: create each once, not on every write (mkdir contends under load).
   const made = new Set<string>()
+  const fileOf = (path: string) => {
+    const file = objectFile(options.root, options.bucket, path)
+    if (!file) throw new Error(`invalid object path ${path}`)
+    return file
+  }
   return {
     async put(path, bytes) {
-      const file = objectFile(options.root, options.bucket, path)
-      if (!file) throw new Error(`invalid object path ${path}`)
+      const file = fileOf(path)
       const dir = dirname(file)
       if (!made.has(dir)) {
         await mkdir(dir, { recursive: true })
@@ -18,6 +22,10 @@ export function createLocalStore(options: { root: string; bucket: string; baseUr
       // wx: a result is written once and never replaced (ids are unique).
       await writeFile(file, bytes, { flag: 'wx' })
       return publicObjectUrl(options.baseUrl(), options.bucket, path)
+    },
+    urlOf: (path) => publicObjectUrl(options.baseUrl(), options.bucket, path),
+    async remove(path) {
+      await rm(fileOf(path), { force: true })
     },
   }
 }

@@ -9,6 +9,7 @@ import { connectDatabase } from '../shared/billing/store.ts'
 import { readSettings, type Env } from '../shared/config.ts'
 import type { Deps, Logger } from '../shared/deps.ts'
 import { createDeps } from '../shared/service.ts'
+import { removeDeletedResults } from '../shared/storage/deletions.ts'
 import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
 import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
@@ -75,6 +76,8 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
 
   let baseUrl = settings.publicBaseUrl ?? ''
   const root = storageRoot(options.dataDir)
+  // Made at start so the admin CLI can tell the dev stack's results folder from a wrong one.
+  await mkdir(root, { recursive: true })
   const store = createLocalStore({ root, bucket: settings.bucket, baseUrl: () => baseUrl })
   const built = createDeps(settings, {
     sql,
@@ -115,6 +118,8 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   }
   const sweeper = setInterval(() => {
     deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
+    // Images of try-ons deleted with SQL alone (the admin CLI removes its own at once).
+    removeDeletedResults(sql, deps.store).catch((error) => deps.log({ level: 'error', msg: 'removing deleted results failed', error: String(error) }))
   }, sweepEveryMs)
   sweeper.unref()
 

@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { BRIDAL_UNAVAILABLE_MESSAGE } from '../shared/bridal/pipeline.ts'
 import { AUTHENTICATION_REQUIRED, INSUFFICIENT_CREDITS, LIMIT_MESSAGES, databaseUnavailable, errorStatus, settlementUnknown, type ErrorCode } from '../shared/http/errors.ts'
 import { tryOnRequestSchema } from '../shared/http/request.ts'
+import { RESULT_CACHE_CONTROL } from '../shared/storage/result-store.ts'
 import { serviceBusy } from '../shared/tryon/work-gate.ts'
 import {
   bridalSchema,
@@ -211,6 +212,36 @@ export function openApiDocument(): JsonObject {
           description: 'Answered for any origin with the allowed headers (`X-API-Key`, `Content-Type`, `X-Tryon-Scenario`, `Idempotency-Key`) and `Access-Control-Max-Age: 7200`; the key is checked on the real request.',
           security: [],
           responses: { '204': { description: 'Preflight accepted.' } },
+        },
+      },
+      '/functions/v1/tryon-api/s/{shortId}': {
+        get: {
+          operationId: 'openShareLink',
+          summary: 'Open the share link of a result',
+          description:
+            'The public link of a delivered result, made of its `shortId`: no key, and nothing but the image (no account, key, shop or page). ' +
+            'A wedding-dress result whose train did not come out has no `shortId`, so no link. A deleted result answers 404 like an unknown one.',
+          security: [],
+          parameters: [
+            { name: 'shortId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9A-Za-z]{10}$' }, description: 'The `shortId` of a try-on response.' },
+          ],
+          responses: {
+            '302': {
+              description: 'By default: a redirect to the result image (`resultUrl`). Supabase serves functions\' `text/html` as `text/plain` unless the project has a custom domain, so a redirect is what works everywhere.',
+              headers: {
+                Location: { description: 'The result image.', schema: { type: 'string', format: 'uri' } },
+                'Cache-Control': { description: 'Cached like the result itself.', schema: { type: 'string', const: RESULT_CACHE_CONTROL } },
+              },
+            },
+            '200': {
+              description: 'Where the function is served on a custom domain (`TRYON_SHARE_PAGES=1`): a small page showing the image, with `og:image` and `twitter:card` tags so chat apps show a preview. Cached like the result.',
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+            '404': {
+              description: 'Unknown id, a result not delivered, or a deleted one: the edge proxy\'s answer for a wrong path.',
+              content: { 'application/json': { schema: ref('GatewayNotFound'), examples: { unknown: { value: { error: 'requested path is invalid' } } } } },
+            },
+          },
         },
       },
     },

@@ -6,8 +6,9 @@ import { credentialFrom, redactKeys, urlCarriesKey, type Credential } from './au
 import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
 import type { Deps, Logger } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
-import { ApiError, authenticationRequired, databaseUnavailable, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
+import { ApiError, authenticationRequired, databaseUnavailable, GATEWAY_NOT_FOUND, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
 import { parseTryOnRequest } from './http/request.ts'
+import { shareRoutes } from './http/share.ts'
 import { runTryOn } from './tryon/run.ts'
 
 type Env = {
@@ -16,8 +17,6 @@ type Env = {
 
 /** Paths the function answers at: Supabase's gateway strips /functions/v1, other hosts may not. */
 export const FUNCTION_PATHS = ['/tryon-api', '/functions/v1/tryon-api'] as const
-
-export const GATEWAY_NOT_FOUND = { error: 'requested path is invalid' } as const
 
 export function createApp(appDeps: Deps): Hono<Env> {
   // Whatever a log line carries (a path, a URL, an error message), a key-shaped string in it is redacted.
@@ -73,6 +72,7 @@ export function createApp(appDeps: Deps): Hono<Env> {
   api.all('/', () => {
     throw new ApiError('method_not_allowed', 'Use POST with a JSON body', { Allow: 'POST, OPTIONS' })
   })
+  api.route('/s', shareRoutes(deps))
 
   const app = new Hono<Env>()
   app.use(requestId)
@@ -138,7 +138,7 @@ async function refuseOversizedBody(deps: Deps, c: Context<Env>): Promise<never> 
 }
 
 async function requireUsableKey(deps: Deps, c: Context<Env>): Promise<void> {
-  const verdict = await deps.billing.authorize(c.get('credential').keyHash, c.get('origin'))
+  const verdict = await deps.billing.authorize(c.get('credential').keyHash, c.get('origin'), deps.clock())
   if (verdict !== 'ok') throw keyRefusal(verdict)
 }
 

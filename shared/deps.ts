@@ -27,6 +27,11 @@ export interface ServiceConfig {
   localWork: { concurrency: number; queue: number }
   /** Decoded pixels one request may allocate across all its steps (see DecodeBudget). */
   maxDecodedPixelsPerRequest: number
+  /**
+   * Share links answer with a small HTML page carrying og:image instead of a redirect to the image. Only where
+   * HTML reaches the browser: Supabase rewrites text/html to text/plain on its default function domains.
+   */
+  sharePages: boolean
 }
 
 export const defaultServiceConfig: ServiceConfig = {
@@ -39,6 +44,7 @@ export const defaultServiceConfig: ServiceConfig = {
   settlementRetry: defaultSettlementRetry,
   localWork: { concurrency: 2, queue: 8 },
   maxDecodedPixelsPerRequest: 240_000_000,
+  sharePages: false,
 }
 
 /** One structured log line; never pass image bytes or API keys. */

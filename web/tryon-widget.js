@@ -7,7 +7,8 @@
  *
  * Attributes: api-key, product-image (URL or data URI), endpoint (required from a CDN; by default the
  * try-on endpoint on the API host that served this file), product-type ("wedding-dress"), clothing-type, locale (default
- * navigator.language), scenario (test keys: X-Tryon-Scenario). Events (bubbling, composed):
+ * navigator.language), scenario (test keys: X-Tryon-Scenario). A result with a shortId offers "Copy link" (its
+ * share link). Events (bubbling, composed):
  * `tryon-result` with the response body, `tryon-error` with { status, errorCode, error, body }.
  */
 
@@ -36,6 +37,9 @@ const messages = {
     score_unavailable: 'The train is shown; its quality could not be checked.',
     train_pretreatment_unavailable: 'The gown is shown without its train.',
     details: (/** @type {string} */ score, /** @type {number} */ charged) => `Train score: ${score} · credits charged: ${charged}`,
+    copy: 'Copy link',
+    copied: 'Link copied.',
+    copyHere: 'Copy this link:',
     unreadable: 'This photo could not be read. Choose a JPEG or PNG photo.',
     network: 'The try-on service could not be reached. Check your connection and try again.',
     400: 'This photo could not be used. Choose another photo (JPEG or PNG).',
@@ -68,6 +72,9 @@ const messages = {
     score_unavailable: 'La traîne est affichée ; sa qualité n’a pas pu être vérifiée.',
     train_pretreatment_unavailable: 'La robe est affichée sans sa traîne.',
     details: (/** @type {string} */ score, /** @type {number} */ charged) => `Score de la traîne : ${score} · crédits débités : ${charged}`,
+    copy: 'Copier le lien',
+    copied: 'Lien copié.',
+    copyHere: 'Copiez ce lien :',
     unreadable: 'Cette photo est illisible. Choisissez une photo JPEG ou PNG.',
     network: 'Le service d’essayage est injoignable. Vérifiez votre connexion et réessayez.',
     400: 'Cette photo ne peut pas être utilisée. Choisissez-en une autre (JPEG ou PNG).',
@@ -104,6 +111,12 @@ export function defaultEndpoint(scriptUrl) {
   const fromApiHost = url.pathname === '/tryon-widget.js' || url.pathname.startsWith('/storage/v1/object/public/')
   return fromApiHost && /^https?:$/.test(url.protocol) ? new URL('/functions/v1/tryon-api', url).href : null
 }
+
+/**
+ * The share link of a result: the API's `/s/<shortId>`, which shows the image and nothing else.
+ * @param {string} endpoint @param {string} shortId
+ */
+export const shareLink = (endpoint, shortId) => `${endpoint.replace(/\/+$/, '')}/s/${encodeURIComponent(shortId)}`
 
 /**
  * The shopper-facing message for a failed call.
@@ -149,6 +162,7 @@ header{display:flex;justify-content:space-between;align-items:center;gap:1rem}
 h2{margin:0;font-size:1.2rem}
 .x{background:none;border:0;font-size:1.5rem;line-height:1;padding:.2em .4em}
 .pick{display:inline-block;background:#fff;color:var(--tryon-accent);position:relative}
+.copy{background:#fff;color:var(--tryon-accent)}
 .pick input{position:absolute;inset:0;opacity:0;width:100%;cursor:pointer}
 img{display:block;max-width:100%;max-height:55vh;margin:.8rem auto;border-radius:6px}
 .row{display:flex;flex-wrap:wrap;gap:.6rem;margin:.8rem 0}
@@ -166,7 +180,7 @@ figcaption:focus{outline:none}
 <img class="preview" alt="" hidden>
 <div role="status" aria-live="polite"><progress hidden></progress><span class="status"></span></div>
 <p class="error" role="alert"></p>
-<figure hidden><img class="result" alt=""><figcaption tabindex="-1"></figcaption><small></small></figure>
+<figure hidden><img class="result" alt=""><figcaption tabindex="-1"></figcaption><small></small><div class="row"><button class="copy" type="button" hidden></button></div></figure>
 </dialog>`
 
 export class TryOnButton extends HTMLElement {
@@ -174,6 +188,8 @@ export class TryOnButton extends HTMLElement {
 
   /** @type {string | null} the resized photo, ready to send */
   #photo = null
+  /** @type {string | null} the share link of the result shown */
+  #link = null
   #busy = false
 
   constructor() {
@@ -200,8 +216,9 @@ export class TryOnButton extends HTMLElement {
       result: /** @type {HTMLImageElement} */ ($('.result')),
       caption: $('figcaption'),
       details: $('small'),
+      copy: /** @type {HTMLButtonElement} */ ($('.copy')),
     }
-    const { open, dialog, close, input, go } = this.ui
+    const { open, dialog, close, input, go, copy } = this.ui
     open.addEventListener('click', () => this.openDialog())
     close.addEventListener('click', () => dialog.close())
     // A click on the backdrop lands on the dialog element itself.
@@ -212,6 +229,7 @@ export class TryOnButton extends HTMLElement {
       input.value = '' // so that choosing the same file again is a change too
     })
     go.addEventListener('click', () => this.#send())
+    copy.addEventListener('click', () => this.#copyLink())
   }
 
   connectedCallback() {
@@ -261,7 +279,7 @@ export class TryOnButton extends HTMLElement {
 
   #renderText() {
     const t = this.#t
-    const { label, title, close, intro, pick, preview, result, go } = this.ui
+    const { label, title, close, intro, pick, preview, result, go, copy } = this.ui
     label.textContent = t.open
     title.textContent = t.open
     close.setAttribute('aria-label', t.close)
@@ -270,6 +288,7 @@ export class TryOnButton extends HTMLElement {
     pick.textContent = t.pick
     preview.alt = t.preview
     result.alt = t.result
+    copy.textContent = t.copy
     if (!this.#busy) go.textContent = this.ui.error.textContent ? t.retry : t.go
   }
 
@@ -364,8 +383,11 @@ export class TryOnButton extends HTMLElement {
   /** @param {TryOnSuccess} outcome */
   #show(outcome) {
     const t = this.#t
-    const { result, figure, caption, details, status, preview, go } = this.ui
+    const { result, figure, caption, details, status, preview, go, copy } = this.ui
     const bridal = outcome.bridal
+    // No shortId (a wedding-dress train that did not come out): nothing to share.
+    this.#link = outcome.shortId && this.endpoint ? shareLink(this.endpoint, outcome.shortId) : null
+    copy.hidden = !this.#link
     // The result takes the photo's place; choosing another photo brings the photo back.
     preview.hidden = go.hidden = true
     result.src = outcome.resultUrl
@@ -375,6 +397,18 @@ export class TryOnButton extends HTMLElement {
     figure.hidden = false
     caption.focus()
     this.#emit('tryon-result', outcome)
+  }
+
+  /** Copies the share link; where the page may not write the clipboard, shows it to be copied by hand. */
+  async #copyLink() {
+    const t = this.#t
+    if (!this.#link) return
+    try {
+      await navigator.clipboard.writeText(this.#link)
+      this.ui.status.textContent = t.copied
+    } catch {
+      this.ui.status.textContent = `${t.copyHere} ${this.#link}`
+    }
   }
 
   /** @param {string} type @param {unknown} detail */

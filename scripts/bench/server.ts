@@ -118,7 +118,8 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
 }
 
 /** A result store that keeps nothing: the production store is a network upload, the dev stack's a file write. */
-const memoryStore: ResultStore = { put: async (path) => `http://127.0.0.1/storage/v1/object/public/tryon-results/${path}` }
+const memoryUrl = (path: string) => `http://127.0.0.1/storage/v1/object/public/tryon-results/${path}`
+const memoryStore: ResultStore = { put: async (path) => memoryUrl(path), urlOf: memoryUrl, remove: async () => {} }
 
 async function startService(databaseUrl: string, mode: Exclude<ServerMode, 'baseline' | 'billing'>): Promise<{ url: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-bench-'))

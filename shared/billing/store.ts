@@ -58,10 +58,13 @@ export interface Settlement {
 
 /** The database port: every credit movement happens inside one of these calls. */
 export interface BillingStore {
-  authorize(keyHash: Uint8Array, origin: string | null): Promise<KeyVerdict>
+  /** `now` is the service's clock: a rotated key expires by it. */
+  authorize(keyHash: Uint8Array, origin: string | null, now?: Date): Promise<KeyVerdict>
   begin(request: BeginTryOn): Promise<BeginResult>
   settle(request: SettleTryOn): Promise<Settlement>
   sweep(olderThanSeconds: number): Promise<number>
+  /** The stored path of the result a share link names, or null when it is unknown, not delivered or deleted. */
+  sharedResult(shortId: string): Promise<string | null>
 }
 
 export interface DatabaseOptions {
@@ -181,9 +184,10 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
   }
 
   const billing: BillingStore = {
-    async authorize(keyHash, origin) {
+    async authorize(keyHash, origin, now) {
       const [row] = await bounded(timeoutMs, sql<{ verdict: KeyVerdict }[]>`
-        select verdict from tryon.authorize_api_key(decode(${toHex(keyHash)}, 'hex'), ${origin})`)
+        select verdict from tryon.authorize_api_key(decode(${toHex(keyHash)}, 'hex'), ${origin},
+                                                    ${now ? now.toISOString() : null}::timestamptz)`)
       return row.verdict
     },
 
@@ -249,6 +253,11 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
       const [row] = await bounded(timeoutMs, sql<{ refunded: number }[]>`
         select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`)
       return row.refunded
+    },
+
+    async sharedResult(shortId) {
+      const [row] = await bounded(timeoutMs, sql<{ path: string | null }[]>`select tryon.shared_result(${shortId}) as path`)
+      return row.path
     },
   }
   return billing

@@ -29,6 +29,9 @@ export const errorStatus = {
 export type ErrorCode = keyof typeof errorStatus
 export type ErrorStatus = (typeof errorStatus)[ErrorCode]
 
+/** What the edge proxy in front of the function answers for a path it does not know (spec §7), and so do we. */
+export const GATEWAY_NOT_FOUND = { error: 'requested path is invalid' } as const
+
 /** The two messages the spec fixes word for word. */
 export const AUTHENTICATION_REQUIRED = 'Authentication required'
 export const INSUFFICIENT_CREDITS = 'Insufficient credits'

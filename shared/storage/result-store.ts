@@ -1,7 +1,11 @@
-/** Where generated images go: a public bucket whose URLs never expire. */
+/** Where generated images go: a public bucket whose URLs never expire by themselves. */
 export interface ResultStore {
   /** Stores the bytes at `path` inside the bucket and returns their permanent public URL. */
   put(path: string, bytes: Uint8Array, contentType: string): Promise<string>
+  /** The public URL of the object at `path`, the one `put` returned. */
+  urlOf(path: string): string
+  /** Removes the object at `path` (a shopper's erasure request); removing one that is not there is not an error. */
+  remove(path: string): Promise<void>
 }
 
 const extensionOf: Record<string, string> = {

@@ -24,6 +24,10 @@ export function createSupabaseStore(options: SupabaseStoreOptions): ResultStore 
     realtime: { transport: NoRealtimeSocket },
   })
   const bucket = client.storage.from(options.bucket)
+  const urlOf = (path: string) => {
+    const { publicUrl } = bucket.getPublicUrl(path).data
+    return options.publicBaseUrl ? rebase(publicUrl, options.publicBaseUrl) : publicUrl
+  }
 
   return {
     async put(path, bytes, contentType) {
@@ -34,8 +38,14 @@ export function createSupabaseStore(options: SupabaseStoreOptions): ResultStore 
         upsert: false,
       })
       if (error) throw new Error(`Supabase Storage refused ${options.bucket}/${path}: ${error.message}`, { cause: error })
-      const { publicUrl } = bucket.getPublicUrl(path).data
-      return options.publicBaseUrl ? rebase(publicUrl, options.publicBaseUrl) : publicUrl
+      return urlOf(path)
+    },
+    urlOf,
+    // Through the Storage API, never by deleting the storage.objects row, which would leave the file behind
+    // (supabase.com/docs/guides/storage/management/delete-objects). A missing object is simply not listed.
+    async remove(path) {
+      const { error } = await bucket.remove([path])
+      if (error) throw new Error(`Supabase Storage did not remove ${options.bucket}/${path}: ${error.message}`, { cause: error })
     },
   }
 }

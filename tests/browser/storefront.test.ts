@@ -120,6 +120,16 @@ describe('storefront widget in Chromium, across origins', () => {
     expect(ledger).toMatchObject({ balance: 2, ledgerBalance: 2, reserved: 0, heldByTryOns: 0 })
     await screenshot(page, 'tryon-result')
 
+    // The result has a shortId: the shopper can copy its share link, which opens the image without a key.
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shopUrl })
+    await page.locator('tryon-button').getByRole('button', { name: 'Copy link' }).click()
+    await page.locator('tryon-button').getByRole('status').getByText('Link copied.').waitFor()
+    const link = await page.evaluate(() => navigator.clipboard.readText())
+    expect(link).toBe(`${stack.functionUrl}/s/${body.shortId}`)
+    const shared = await fetch(link, { redirect: 'manual' })
+    expect(shared.status).toBe(302)
+    expect(shared.headers.get('location')).toBe(body.resultUrl)
+
     await page.keyboard.press('Escape')
     expect(await dialogState(page)).toMatchObject({ open: false, focused: 'BUTTON' })
     expect(errors).toEqual([])
@@ -184,6 +194,8 @@ describe('storefront widget in Chromium, across origins', () => {
     expect(body).toMatchObject({ shortId: null, creditsCharged: 0, creditsRemaining: 2, bridal: { applied: false, reason: 'train_score_low' } })
     const details = await page.locator('tryon-button small').textContent()
     expect(details).toBe(`Train score: ${body.bridal!.trainScore!.toFixed(2)} · credits charged: 0`)
+    // No shortId, so nothing to share.
+    expect(await page.locator('tryon-button').getByRole('button', { name: 'Copy link' }).isVisible()).toBe(false)
     expect(await balanceOf(key)).toBe(2)
     await screenshot(page, 'tryon-wedding-dress')
     expect(errors).toEqual([])

@@ -283,7 +283,7 @@ describe('hanging steps', () => {
     let t: TestStack
     // Its own stack with the usual generation deadline: a short one would also stop a slow local engine.
     beforeAll(async () => {
-      t = await startTestStack({ env: { TRYON_STORE_TIMEOUT_MS: '300' }, override: (deps) => ({ ...deps, store: { put: () => never } }) })
+      t = await startTestStack({ env: { TRYON_STORE_TIMEOUT_MS: '300' }, override: (deps) => ({ ...deps, store: { ...deps.store, put: () => never } }) })
     })
     afterAll(() => t?.close())
 

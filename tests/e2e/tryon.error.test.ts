@@ -272,7 +272,7 @@ describe('errors of the try-on endpoint', () => {
 
     it('returns 500 storage_failed and refunds when the result cannot be stored', async () => {
       const key = await t.createKey({ credits: 1 })
-      const app = createApp({ ...t.stack.deps, store: { put: async () => Promise.reject(new Error('bucket unavailable')) } })
+      const app = createApp({ ...t.stack.deps, store: { ...t.stack.deps.store, put: async () => Promise.reject(new Error('bucket unavailable')) } })
       const response = await app.request('/tryon-api', {
         method: 'POST',
         headers: { 'X-API-Key': key.apiKey, 'Content-Type': 'application/json' },

@@ -273,7 +273,7 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       const tables = await db.sql`
         select c.relname, c.relrowsecurity from pg_class c join pg_namespace n on n.oid = c.relnamespace
          where n.nspname = 'tryon' and c.relkind = 'r'`
-      expect(tables.map((t) => t.relname).sort()).toEqual(['accounts', 'api_keys', 'idempotency_keys', 'ledger', 'tryons', 'usage_counters'])
+      expect(tables.map((t) => t.relname).sort()).toEqual(['accounts', 'api_keys', 'idempotency_keys', 'ledger', 'result_deletions', 'tryons', 'usage_counters'])
       for (const t of tables) expect(t.relrowsecurity, t.relname).toBe(true)
     })
 
@@ -323,8 +323,9 @@ describe.each(kinds)('credit functions on %s', (kind) => {
                has_function_privilege('authenticated', p.oid, 'execute') as authenticated
           from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'tryon'`
       const granted = functions.filter((f) => f.service).map((f) => f.proname).sort()
-      expect(granted).toEqual(['add_credits', 'authorize_api_key', 'begin_tryon', 'create_api_key',
-        'credit_balance', 'deactivate_api_key', 'set_key_limits', 'settle_tryon', 'show_api_key', 'sweep_reservations'])
+      expect(granted).toEqual(['add_credits', 'authorize_api_key', 'begin_tryon', 'confirm_result_deletion', 'create_api_key',
+        'credit_balance', 'deactivate_api_key', 'delete_account_tryons', 'delete_tryon', 'list_api_keys', 'pending_result_deletions',
+        'rotate_api_key', 'set_key_limits', 'settle_tryon', 'shared_result', 'show_api_key', 'sweep_reservations'])
       for (const f of functions) {
         expect(f.proconfig, f.proname).toContain('search_path=""')
         expect(f.anon || f.authenticated, f.proname).toBe(false)

@@ -69,6 +69,27 @@ describe('the Supabase Storage result store', () => {
     expect(storage.objects.get('tryon-results/2026/11/e.jpg')?.bytes[0]).toBe(1)
   })
 
+  it('removes an object through the Storage API, so its public URL stops serving it, and removing it again is no error', async () => {
+    const path = '2026/11/f.jpg'
+    const url = await store().put(path, new Uint8Array(1500).fill(3), 'image/jpeg')
+    expect(store().urlOf(path)).toBe(url)
+    storage.requests.length = 0
+
+    await store().remove(path)
+
+    expect(storage.requests).toHaveLength(1)
+    expect(storage.requests[0]).toMatchObject({ method: 'DELETE', path: '/storage/v1/object/tryon-results', headers: { apikey: storage.key } })
+    expect(JSON.parse(storage.requests[0].body.toString('utf8'))).toEqual({ prefixes: [path] })
+    expect(storage.objects.has(`tryon-results/${path}`)).toBe(false)
+    expect((await fetch(url)).ok).toBe(false)
+    await expect(store().remove(path)).resolves.toBeUndefined()
+  })
+
+  it('throws when Storage refuses a removal, so the image stays queued for the next run', async () => {
+    await expect(store({ key: 'sb_secret_wrong' }).remove('2026/11/g.jpg')).rejects.toThrow(/did not remove tryon-results\/2026\/11\/g\.jpg/)
+    await expect(store({ bucket: 'no-such-bucket' }).remove('2026/11/g.jpg')).rejects.toThrow(/Bucket not found/)
+  })
+
   it('throws for a missing bucket, a wrong key and an unreachable server', async () => {
     await expect(store({ bucket: 'no-such-bucket' }).put('x.jpg', new Uint8Array(1500), 'image/jpeg')).rejects.toThrow(/Bucket not found/)
     await expect(store({ key: 'sb_secret_wrong' }).put('x.jpg', new Uint8Array(1500), 'image/jpeg')).rejects.toThrow(/refused/)

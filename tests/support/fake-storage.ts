@@ -32,8 +32,9 @@ const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(
 /**
  * Supabase Storage's REST API as supabase-js calls it, on 127.0.0.1: `POST /storage/v1/object/<bucket>/<path>`
  * uploads (raw body, `x-upsert`, `cache-control`, `content-type`; `{ Key, Id }` back; a second upload to the
- * same path without upsert is refused like Storage does) and `GET /storage/v1/object/public/<bucket>/<path>`
- * serves a public object. Errors use Storage's body `{ statusCode, error, message }`.
+ * same path without upsert is refused like Storage does), `DELETE /storage/v1/object/<bucket>` with
+ * `{ prefixes: [paths] }` removes objects (answering the list of those it removed; a missing one is left out), and
+ * `GET /storage/v1/object/public/<bucket>/<path>` serves a public object. Errors use Storage's body `{ statusCode, error, message }`.
  */
 export async function startFakeStorage(options: { buckets?: string[]; key?: string } = {}): Promise<FakeStorage> {
   const buckets = new Set(options.buckets ?? ['tryon-results'])
@@ -51,6 +52,18 @@ export async function startFakeStorage(options: { buckets?: string[]; key?: stri
       // Kong's cors plugin (default origin *) on /storage/v1/ (supabase/cli internal/start/templates/kong.yml).
       const cors = { 'access-control-allow-origin': '*' }
       return { status: 200, body: object.bytes, headers: { 'content-type': object.contentType, 'cache-control': object.cacheControl, ...cors } }
+    }
+
+    const removal = /^\/storage\/v1\/object\/([^/]+)$/.exec(path)
+    if (removal && method === 'DELETE') {
+      if (headers.apikey !== key || headers.authorization !== `Bearer ${key}`) {
+        return json(400, { statusCode: '403', error: 'Unauthorized', message: 'Invalid Compact JWS' })
+      }
+      const bucket = removal[1]
+      if (!buckets.has(bucket)) return json(400, { statusCode: '404', error: 'Bucket not found', message: 'Bucket not found' })
+      const { prefixes } = JSON.parse(body.toString('utf8')) as { prefixes: string[] }
+      const removed = prefixes.filter((name) => objects.delete(`${bucket}/${name}`))
+      return json(200, removed.map((name) => ({ name, bucket_id: bucket, id: crypto.randomUUID() })))
     }
 
     const upload = /^\/storage\/v1\/object\/([^/]+)\/(.+)$/.exec(path)

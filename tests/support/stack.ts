@@ -101,6 +101,7 @@ export function countingBilling(billing: Deps['billing'], calls: string[]): Deps
     begin: (...args) => (calls.push('begin'), billing.begin(...args)),
     settle: (...args) => (calls.push('settle'), billing.settle(...args)),
     sweep: (...args) => (calls.push('sweep'), billing.sweep(...args)),
+    sharedResult: (...args) => (calls.push('sharedResult'), billing.sharedResult(...args)),
   }
 }
 

@@ -66,6 +66,16 @@ describe('openapi.json', () => {
     expect(doc.info.description).toMatch(/Abuse limits/)
   })
 
+  it('documents the share link: no key, a redirect by default, the og:image page, the edge 404', () => {
+    const share = doc.paths['/functions/v1/tryon-api/s/{shortId}'].get
+    expect(share.security).toEqual([])
+    expect(share.parameters).toEqual([expect.objectContaining({ name: 'shortId', in: 'path', required: true })])
+    expect(Object.keys(share.responses).sort()).toEqual(['200', '302', '404'])
+    expect(share.responses['302'].headers.Location).toBeDefined()
+    expect(share.responses['200'].content['text/html']).toBeDefined()
+    expect(share.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GatewayNotFound' })
+  })
+
   it('has examples that the schemas accept, and every $ref resolves', () => {
     for (const body of examplesOf(operation.requestBody.content['application/json'])) tryOnRequestSchema.parse(body)
     const successes = examplesOf(operation.responses['200'].content['application/json'])

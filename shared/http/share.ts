@@ -1,0 +1,57 @@
+import { Hono } from 'hono'
+import type { Deps } from '../deps.ts'
+import { RESULT_CACHE_CONTROL } from '../storage/result-store.ts'
+import { GATEWAY_NOT_FOUND } from './errors.ts'
+
+/** A shortId as the service makes them (shared/tryon/ids.ts): anything else is unknown without asking the database. */
+const SHORT_ID = /^[0-9A-Za-z]{10}$/
+
+/**
+ * `GET /functions/v1/tryon-api/s/<shortId>`: the public share link of a result. No key; it reveals the image and
+ * nothing else (no account, key, shop or page). By default a redirect to the image, which works on Supabase's
+ * default domains; with `sharePages` (a custom domain, where text/html reaches the browser) a small page whose
+ * og:image and twitter:card tags let chat apps show a preview. Unknown, undelivered or deleted: the edge's 404.
+ */
+export function shareRoutes(deps: Deps): Hono {
+  const share = new Hono()
+  share.get('/:shortId', async (c) => {
+    const shortId = c.req.param('shortId')
+    const path = SHORT_ID.test(shortId) ? await deps.billing.sharedResult(shortId) : null
+    if (!path) return c.json(GATEWAY_NOT_FOUND, 404)
+    const imageUrl = deps.store.urlOf(path)
+    // Cached like the result itself; share links are not for search engines.
+    const headers = { 'Cache-Control': RESULT_CACHE_CONTROL, 'X-Robots-Tag': 'noindex', 'Referrer-Policy': 'no-referrer' }
+    if (!deps.config.sharePages) return c.body(null, 302, { ...headers, Location: imageUrl })
+    return c.html(sharePage(imageUrl), 200, {
+      ...headers,
+      'Content-Security-Policy': `default-src 'none'; img-src ${new URL(imageUrl).origin}; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'`,
+      'X-Content-Type-Options': 'nosniff',
+    })
+  })
+  return share
+}
+
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+/** The page a chat app reads for its preview, and a person sees: the image alone. */
+export function sharePage(imageUrl: string): string {
+  const image = escapeAttribute(imageUrl)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Virtual try-on</title>
+<meta property="og:type" content="website">
+<meta property="og:title" content="Virtual try-on">
+<meta property="og:image" content="${image}">
+<meta name="twitter:card" content="summary_large_image">
+<meta name="twitter:image" content="${image}">
+<style>body{margin:0;min-height:100vh;display:grid;place-items:center;background:#111}img{max-width:100vw;max-height:100vh}</style>
+</head>
+<body><img src="${image}" alt="Virtual try-on"></body>
+</html>
+`
+}
