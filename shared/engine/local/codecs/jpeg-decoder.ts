@@ -107,19 +107,17 @@ export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): 
 
 /** Once every scan is in, each block of a progressive component goes to its plane (at 1/8, its DC term alone). */
 function outputProgressive(c: FrameComponent, quant: Uint16Array, scale: number): void {
-  const { coefficients, plane, planeWidth, blocksPerLine, blocksPerColumn } = c
+  const { coefficients, lastNonzero, plane, planeWidth, blocksPerLine, blocksPerColumn } = c
   if (scale === 8) {
     for (let row = 0, i = 0; row < blocksPerColumn; row++) {
       for (let col = 0; col < blocksPerLine; col++, i++) plane[row * planeWidth + col] = ((coefficients[i] * quant[0] + 4) >> 3) + 128
     }
     return
   }
-  for (let row = 0, off = 0; row < blocksPerColumn; row++) {
-    for (let col = 0; col < blocksPerLine; col++, off += 64) {
+  for (let row = 0, block = 0; row < blocksPerColumn; row++) {
+    for (let col = 0; col < blocksPerLine; col++, block++) {
       // A block without AC terms takes the same flat path as in a baseline scan, so both give the same pixels.
-      let hasAc = false
-      for (let k = 1; k < 64 && !hasAc; k++) hasAc = coefficients[off + k] !== 0
-      outputBlock(coefficients, off, quant, scale, plane, planeWidth, row, col, hasAc)
+      outputBlock(coefficients, block * 64, quant, scale, plane, planeWidth, row, col, lastNonzero[block] > 0)
     }
   }
 }
@@ -189,6 +187,7 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
       usedBlocksPerLine: Math.ceil(Math.ceil((width * s.h) / hMax) / 8),
       usedBlocksPerColumn: Math.ceil(Math.ceil((height * s.v) / vMax) / 8),
       coefficients: new Int16Array(progressive ? blocksPerLine * blocksPerColumn * (scale === 8 ? 1 : 64) : 0),
+      lastNonzero: new Uint8Array(progressive && scale < 8 ? blocksPerLine * blocksPerColumn : 0),
       dcTable: null,
       acTable: null,
       pred: 0,

@@ -226,6 +226,8 @@ export interface ScanComponent {
   usedBlocksPerColumn: number
   /** Progressive: the coefficients of every block, kept until the last scan; at 1/8 only each block's DC term. */
   coefficients: Int16Array
+  /** Progressive below 1/8: each block's last zigzag position holding a nonzero AC term (0 for none). */
+  lastNonzero: Uint8Array
   dcTable: HuffmanTable | null
   acTable: HuffmanTable | null
   pred: number
@@ -266,6 +268,7 @@ export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: S
       eobrun--
       return
     }
+    let last = 0
     for (let k = ss; k <= se; ) {
       const rs = reader.decode(c.acTable!)
       const s = rs & 15
@@ -281,8 +284,10 @@ export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: S
       k += r
       if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
       coefs[off + ZIGZAG[k]] = reader.receiveExtend(s) * (1 << al)
+      last = k
       k++
     }
+    if (last > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = last
   }
 
   // Successive-approximation refinement of AC coefficients, as libjpeg's decode_mcu_AC_refine.
@@ -308,11 +313,16 @@ export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: S
           } else if (--r < 0) break
           k++
         } while (k <= se)
-        if (s !== 0 && k <= 63) coefs[off + ZIGZAG[k]] = s
+        if (s !== 0 && k <= 63) {
+          coefs[off + ZIGZAG[k]] = s
+          if (k > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = k
+        }
       }
     }
     if (eobrun > 0) {
-      for (; k <= se; k++) {
+      // Past the block's last nonzero term every coefficient is zero and has no correction bit to read.
+      const stop = Math.min(se, c.lastNonzero[off >> 6])
+      for (; k <= stop; k++) {
         const z = off + ZIGZAG[k]
         if (coefs[z] !== 0 && reader.bit() && (coefs[z] & p1) === 0) coefs[z] += coefs[z] >= 0 ? p1 : m1
       }
