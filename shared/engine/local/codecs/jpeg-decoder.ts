@@ -190,7 +190,6 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
       lastNonzero: new Uint8Array(progressive && scale < 8 ? blocksPerLine * blocksPerColumn : 0),
       dcTable: null,
       acTable: null,
-      pred: 0,
       quant: null,
       plane: new Uint8ClampedArray(planeWidth * blocksPerColumn * size),
       planeWidth,
@@ -210,7 +209,6 @@ function readScan(
     if (!c) throw new ImageDecodeError('the JPEG scan names an unknown component')
     c.dcTable = dcTables[bytes[p + 1] >> 4]
     c.acTable = acTables[bytes[p + 1] & 15]
-    c.pred = 0
     components.push(c)
   }
   const spectralStart = bytes[p]

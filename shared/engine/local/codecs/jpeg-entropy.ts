@@ -230,7 +230,6 @@ export interface ScanComponent {
   lastNonzero: Uint8Array
   dcTable: HuffmanTable | null
   acTable: HuffmanTable | null
-  pred: number
   /** Baseline: the quantization table, set when the scan starts. */
   quant: Uint16Array | null
   /** Samples at 1/scale resolution; a clamped array, so the inverse DCT's stores clamp for free. */
