@@ -1,5 +1,6 @@
-import { buildHuffmanTable, decodeScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
+import { buildHuffmanTable, decodeProgressiveAcScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
 import { outputBlock } from './jpeg-idct.ts'
+import { decodeBaselineScan, decodeBaselineScanAtEighth, decodeProgressiveDcScan } from './jpeg-sequential-scan.ts'
 import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
 
 export interface JpegDecodeOptions extends AllocationLimits {
@@ -10,9 +11,6 @@ export interface JpegDecodeOptions extends AllocationLimits {
 interface FrameComponent extends ScanComponent {
   id: number
   quantIndex: number
-  /** Samples at 1/scale resolution; a clamped array, so the inverse DCT's stores clamp for free. */
-  plane: Uint8ClampedArray
-  planeWidth: number
 }
 
 interface Frame {
@@ -102,32 +100,41 @@ export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): 
   }
   if (!frame || scans === 0) throw new ImageDecodeError('the JPEG contains no image data')
   if (frame.progressive) {
-    for (const c of frame.components) {
-      const quant = requireQuant(quantTables, c.quantIndex)
-      for (let row = 0; row < c.blocksPerColumn; row++) {
-        for (let col = 0; col < c.blocksPerLine; col++) {
-          outputBlock(c.coefficients, (row * c.blocksPerLine + col) * 64, quant, frame.scale, c.plane, c.planeWidth, row, col)
-        }
-      }
-    }
+    for (const c of frame.components) outputProgressive(c, requireQuant(quantTables, c.quantIndex), frame.scale)
   }
   return toRgba(frame, adobeTransform)
 }
 
+/** Once every scan is in, each block of a progressive component goes to its plane (at 1/8, its DC term alone). */
+function outputProgressive(c: FrameComponent, quant: Uint16Array, scale: number): void {
+  const { coefficients, lastNonzero, plane, planeWidth, blocksPerLine, blocksPerColumn } = c
+  if (scale === 8) {
+    for (let row = 0, i = 0; row < blocksPerColumn; row++) {
+      for (let col = 0; col < blocksPerLine; col++, i++) plane[row * planeWidth + col] = ((coefficients[i] * quant[0] + 4) >> 3) + 128
+    }
+    return
+  }
+  for (let row = 0, block = 0; row < blocksPerColumn; row++) {
+    for (let col = 0; col < blocksPerLine; col++, block++) {
+      // A block without AC terms takes the same flat path as in a baseline scan, so both give the same pixels.
+      outputBlock(coefficients, block * 64, quant, scale, plane, planeWidth, row, col, lastNonzero[block] > 0)
+    }
+  }
+}
+
+/** The position of the next marker at or after pos (fill bytes 0xFF 0xFF and stuffed zeros are not markers). */
 function nextMarker(bytes: Uint8Array, pos: number): number {
-  while (pos + 1 < bytes.length) {
-    if (bytes[pos] === 0xff && bytes[pos + 1] !== 0 && bytes[pos + 1] !== 0xff) return pos
-    pos++
+  for (pos = bytes.indexOf(0xff, pos); pos >= 0 && pos + 1 < bytes.length; pos = bytes.indexOf(0xff, pos + 1)) {
+    if (bytes[pos + 1] !== 0 && bytes[pos + 1] !== 0xff) return pos
   }
   return bytes.length
 }
 
 /** The position of the first marker after entropy-coded data (stuffed zeros and restart markers belong to the data). */
 function skipEntropyData(bytes: Uint8Array, pos: number): number {
-  while (pos + 1 < bytes.length) {
+  for (pos = bytes.indexOf(0xff, pos); pos >= 0 && pos + 1 < bytes.length; pos = bytes.indexOf(0xff, pos + 1)) {
     const next = bytes[pos + 1]
-    if (bytes[pos] === 0xff && next !== 0 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return pos
-    pos++
+    if (next !== 0 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return pos
   }
   return bytes.length
 }
@@ -162,9 +169,10 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
     vMax = Math.max(vMax, v)
     specs.push({ id: bytes[at], h, v, quantIndex: bytes[at + 2] & 3 })
   }
-  // Planes at 1/scale, plus every coefficient of a progressive image, which is kept until its last scan.
+  // Planes at 1/scale, plus the coefficients a progressive image keeps until its last scan (its DC terms alone at 1/8).
   const scaledPixels = Math.ceil(width / scale) * Math.ceil(height / scale)
-  checkAllocation('JPEG', width, height, options, scaledPixels + (progressive ? width * height : 0))
+  const keptCoefficients = progressive ? (scale === 8 ? Math.ceil((width * height) / 64) : width * height) : 0
+  checkAllocation('JPEG', width, height, options, scaledPixels + keptCoefficients)
   const mcusPerLine = Math.ceil(width / (8 * hMax))
   const mcusPerColumn = Math.ceil(height / (8 * vMax))
   const size = 8 / scale
@@ -178,11 +186,11 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
       blocksPerColumn,
       usedBlocksPerLine: Math.ceil(Math.ceil((width * s.h) / hMax) / 8),
       usedBlocksPerColumn: Math.ceil(Math.ceil((height * s.v) / vMax) / 8),
-      coefficients: new Int16Array(progressive ? blocksPerLine * blocksPerColumn * 64 : 64),
+      coefficients: new Int16Array(progressive ? blocksPerLine * blocksPerColumn * (scale === 8 ? 1 : 64) : 0),
+      lastNonzero: new Uint8Array(progressive && scale < 8 ? blocksPerLine * blocksPerColumn : 0),
       dcTable: null,
       acTable: null,
-      pred: 0,
-      hasAc: true,
+      quant: null,
       plane: new Uint8ClampedArray(planeWidth * blocksPerColumn * size),
       planeWidth,
     }
@@ -201,7 +209,6 @@ function readScan(
     if (!c) throw new ImageDecodeError('the JPEG scan names an unknown component')
     c.dcTable = dcTables[bytes[p + 1] >> 4]
     c.acTable = acTables[bytes[p + 1] & 15]
-    c.pred = 0
     components.push(c)
   }
   const spectralStart = bytes[p]
@@ -213,27 +220,17 @@ function readScan(
   for (const c of components) {
     if ((needsDc && !c.dcTable) || (needsAc && !c.acTable)) throw new ImageDecodeError('the JPEG is missing a Huffman table')
   }
-  if (frame.progressive && (spectralEnd > 63 || spectralStart > spectralEnd)) throw new ImageDecodeError('the JPEG has an invalid progressive scan')
+  if (frame.progressive && (spectralEnd > 63 || spectralStart > spectralEnd || (spectralStart > 0 && count !== 1))) {
+    throw new ImageDecodeError('the JPEG has an invalid progressive scan')
+  }
   // At 1/8 a block is its DC term alone: a progressive image's AC scans need not even be decoded.
   if (frame.progressive && frame.scale === 8 && spectralStart > 0) return skipEntropyData(bytes, end)
-  const scale = frame.scale
-  return decodeScan(bytes, end, {
-    components,
-    mcusPerLine: frame.mcusPerLine,
-    mcusPerColumn: frame.mcusPerColumn,
-    restartInterval,
-    progressive: frame.progressive,
-    spectralStart,
-    spectralEnd,
-    approxHigh,
-    approxLow,
-    onBlock: frame.progressive
-      ? null
-      : (sc, row, col) => {
-          const c = sc as FrameComponent
-          outputBlock(c.coefficients, 0, requireQuant(quantTables, c.quantIndex), scale, c.plane, c.planeWidth, row, col, c.hasAc)
-        },
-  })
+  const scan = { components, mcusPerLine: frame.mcusPerLine, mcusPerColumn: frame.mcusPerColumn, restartInterval, spectralStart, spectralEnd, approxHigh, approxLow }
+  if (frame.progressive && spectralStart > 0) return decodeProgressiveAcScan(bytes, end, scan)
+  if (frame.progressive) return decodeProgressiveDcScan(bytes, end, scan, frame.scale)
+  for (const c of components) c.quant = requireQuant(quantTables, c.quantIndex)
+  if (frame.scale === 8) return decodeBaselineScanAtEighth(bytes, end, scan)
+  return decodeBaselineScan(bytes, end, scan, frame.scale)
 }
 
 const CR_R = new Int32Array(256)

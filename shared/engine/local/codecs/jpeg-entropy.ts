@@ -7,16 +7,18 @@ export const ZIGZAG = new Uint8Array([
   54, 47, 55, 62, 63,
 ])
 
-const LOOKUP_BITS = 9
+export const LOOKUP_BITS = 9
 
 export interface HuffmanTable {
   /** (length << 8) | symbol for codes up to LOOKUP_BITS long, 0 for longer codes. */
   lookup: Uint16Array
   /**
-   * For an AC table: (value << 8) | (run << 4) | bits, where code and value bits together fit in LOOKUP_BITS,
-   * so one lookup decodes a whole coefficient; 0 otherwise (stb_image's fast AC).
+   * For an AC table, indexed by the next FAST_AC_BITS bits: (value << 8) | (run << 4) | bits, where code and value
+   * bits together fit, so one lookup decodes a whole coefficient; 0 otherwise (stb_image's fast AC).
    */
   fastAc: Int32Array
+  /** For an AC table, built on first use by acSkipTable. */
+  skipAc: Int32Array | null
   maxCode: Int32Array
   valueOffset: Int32Array
   values: Uint8Array
@@ -43,31 +45,90 @@ export function buildHuffmanTable(counts: Uint8Array, values: Uint8Array): Huffm
     code <<= 1
   }
   maxCode[17] = 0x7fffffff
-  return { lookup, fastAc: fastAcTable(lookup), maxCode, valueOffset, values }
+  const table: HuffmanTable = { lookup, fastAc: new Int32Array(0), skipAc: null, maxCode, valueOffset, values }
+  table.fastAc = fastAcTable(table)
+  return table
 }
 
-function fastAcTable(lookup: Uint16Array): Int32Array {
-  const fast = new Int32Array(1 << LOOKUP_BITS)
-  for (let i = 0; i < fast.length; i++) {
-    const entry = lookup[i]
-    if (entry === 0) continue
-    const length = entry >> 8
-    const run = (entry >> 4) & 15
-    const size = entry & 15
-    if (size === 0 || length + size > LOOKUP_BITS) continue
-    const bits = (i >> (LOOKUP_BITS - length - size)) & ((1 << size) - 1)
+export const SKIP_BITS = 14
+export const SKIP_END_OF_BLOCK = 1 << 12
+
+/**
+ * What skipping AC codes takes, for decoding at 1/8 where no AC value is needed: for each SKIP_BITS-bit window, the
+ * whole codes (value bits included) it starts with, up to an end of block, as
+ * (end of block ? SKIP_END_OF_BLOCK : 0) | (coefficient positions advanced << 5) | bits used.
+ * A window whose first code fits but whose value bits run past it skips that one code (up to 25 bits); 0 where the
+ * first code is longer, or a run of sixteen zeros, which the caller decodes one by one.
+ */
+export function acSkipTable(table: HuffmanTable): Int32Array {
+  if (table.skipAc) return table.skipAc
+  const skip = new Int32Array(1 << SKIP_BITS)
+  for (let window = 0; window < skip.length; window++) {
+    let used = 0
+    let advance = 0
+    let entry = 0
+    for (;;) {
+      const code = codeAt(table, window, SKIP_BITS, used)
+      if (code === 0) break
+      const run = (code >> 4) & 15
+      const size = code & 15
+      if (size === 0 && run === 15) break
+      const end = used + (code >> 8) + size
+      if (end > SKIP_BITS) {
+        if (used === 0 && end <= 25) entry = ((run + 1) << 5) | end
+        break
+      }
+      used = end
+      if (size === 0) {
+        entry = SKIP_END_OF_BLOCK | (advance << 5) | used
+        break
+      }
+      advance += run + 1
+      entry = (advance << 5) | used
+      if (advance >= 64) break
+    }
+    skip[window] = entry
+  }
+  table.skipAc = skip
+  return skip
+}
+
+/** (length << 8) | symbol of the code starting `from` bits into a window of `bits` bits, or 0 if none ends inside it. */
+function codeAt(table: HuffmanTable, window: number, bits: number, from: number): number {
+  for (let length = 1; from + length <= bits; length++) {
+    const code = (window >> (bits - from - length)) & ((1 << length) - 1)
+    if (code <= table.maxCode[length]) return (length << 8) | table.values[table.valueOffset[length] + code]
+  }
+  return 0
+}
+
+export const FAST_AC_BITS = 11
+
+function fastAcTable(table: HuffmanTable): Int32Array {
+  const fast = new Int32Array(1 << FAST_AC_BITS)
+  for (let window = 0; window < fast.length; window++) {
+    const code = codeAt(table, window, FAST_AC_BITS, 0)
+    const length = code >> 8
+    const run = (code >> 4) & 15
+    const size = code & 15
+    if (code === 0 || size === 0 || length + size > FAST_AC_BITS) continue
+    const bits = (window >> (FAST_AC_BITS - length - size)) & ((1 << size) - 1)
     const value = bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits
-    fast[i] = (value << 8) | (run << 4) | (length + size)
+    fast[window] = (value << 8) | (run << 4) | (length + size)
   }
   return fast
 }
 
-/** Reads the entropy-coded segment bit by bit, unstuffing 0xFF00 and stopping at markers. */
+/**
+ * Reads the entropy-coded segment bit by bit, unstuffing 0xFF00 and stopping at markers. Its state is public so the
+ * hot loops of jpeg-sequential-scan.ts can keep it in locals and hand it back for the rare long code.
+ */
 export class BitReader {
-  private buffer = 0
-  private count = 0
+  /** The bits not yet consumed are the low `count` bits of `buffer`. */
+  buffer = 0
+  count = 0
   private markerHit = false
-  /** Zero bytes fed after the data ran out; a large number means the file is truncated or corrupt. */
+  /** Zero bytes fed after the data ran out, since the last restart; a large number means the file is truncated or corrupt. */
   overrun = 0
 
   constructor(
@@ -75,7 +136,8 @@ export class BitReader {
     public pos: number,
   ) {}
 
-  private fill(): void {
+  /** Tops the buffer up to at least 25 bits. */
+  fill(): void {
     const data = this.data
     while (this.count <= 24) {
       let byte = 0
@@ -117,16 +179,6 @@ export class BitReader {
     return value < 1 << (n - 1) ? value - (1 << n) + 1 : value
   }
 
-  /** The fast-AC entry for the next bits (nothing consumed); 0 when the slow path must decode. */
-  peekFastAc(table: HuffmanTable): number {
-    if (this.count < 16) this.fill()
-    return table.fastAc[(this.buffer >>> (this.count - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1)]
-  }
-
-  skip(n: number): void {
-    this.count -= n
-  }
-
   decode(table: HuffmanTable): number {
     if (this.count < 16) this.fill()
     const entry = table.lookup[(this.buffer >>> (this.count - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1)]
@@ -150,6 +202,7 @@ export class BitReader {
     this.buffer = 0
     this.count = 0
     this.markerHit = false
+    this.overrun = 0
     const data = this.data
     while (this.pos + 1 < data.length) {
       if (data[this.pos] === 0xff && data[this.pos + 1] >= 0xd0 && data[this.pos + 1] <= 0xd7) {
@@ -162,6 +215,7 @@ export class BitReader {
   }
 }
 
+
 export interface ScanComponent {
   h: number
   v: number
@@ -170,12 +224,17 @@ export interface ScanComponent {
   /** Blocks actually covering the image (non-interleaved scans visit only these). */
   usedBlocksPerLine: number
   usedBlocksPerColumn: number
+  /** Progressive: the coefficients of every block, kept until the last scan; at 1/8 only each block's DC term. */
   coefficients: Int16Array
+  /** Progressive below 1/8: each block's last zigzag position holding a nonzero AC term (0 for none). */
+  lastNonzero: Uint8Array
   dcTable: HuffmanTable | null
   acTable: HuffmanTable | null
-  pred: number
-  /** Baseline: whether the last decoded block had any AC coefficient (lets the IDCT be skipped). */
-  hasAc: boolean
+  /** Baseline: the quantization table, set when the scan starts. */
+  quant: Uint16Array | null
+  /** Samples at 1/scale resolution; a clamped array, so the inverse DCT's stores clamp for free. */
+  plane: Uint8ClampedArray
+  planeWidth: number
 }
 
 export interface ScanParams {
@@ -183,83 +242,51 @@ export interface ScanParams {
   mcusPerLine: number
   mcusPerColumn: number
   restartInterval: number
-  progressive: boolean
   spectralStart: number
   spectralEnd: number
   approxHigh: number
   approxLow: number
-  /** Baseline: called after each block is decoded into the component's scratch block. */
-  onBlock: ((component: ScanComponent, blockRow: number, blockCol: number) => void) | null
 }
 
-/** Decodes one scan; returns the position just after its entropy-coded data. */
-export function decodeScan(data: Uint8Array, start: number, scan: ScanParams): number {
+/** The MCU count of a scan and the blocks per MCU row: a scan of one component visits its blocks one by one. */
+export function scanGeometry(scan: ScanParams): { total: number; perLine: number } {
+  const [first] = scan.components
+  if (scan.components.length === 1) return { total: first.usedBlocksPerLine * first.usedBlocksPerColumn, perLine: first.usedBlocksPerLine }
+  return { total: scan.mcusPerLine * scan.mcusPerColumn, perLine: scan.mcusPerLine }
+}
+
+/** Decodes one progressive AC scan (first pass or refinement); returns the position just after its entropy-coded data. */
+export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: ScanParams): number {
   const reader = new BitReader(data, start)
-  const { progressive, spectralStart: ss, spectralEnd: se, approxHigh: ah, approxLow: al, onBlock } = scan
+  const { spectralStart: ss, spectralEnd: se, approxHigh: ah, approxLow: al } = scan
   let eobrun = 0
 
-  const decodeBlock = (c: ScanComponent, off: number): void => {
+  const firstAc = (c: ScanComponent, off: number): void => {
     const coefs = c.coefficients
-    if (!progressive) {
-      const t = reader.decode(c.dcTable!)
-      c.pred += reader.receiveExtend(t)
-      coefs[off] = c.pred
-      const ac = c.acTable!
-      c.hasAc = false
-      for (let k = 1; k < 64; ) {
-        const fast = reader.peekFastAc(ac)
-        if (fast !== 0) {
-          reader.skip(fast & 15)
-          k += (fast >> 4) & 15
-          if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
-          coefs[off + ZIGZAG[k]] = fast >> 8
-          c.hasAc = true
-          k++
-          continue
+    if (eobrun > 0) {
+      eobrun--
+      return
+    }
+    let last = 0
+    for (let k = ss; k <= se; ) {
+      const rs = reader.decode(c.acTable!)
+      const s = rs & 15
+      const r = rs >> 4
+      if (s === 0) {
+        if (r < 15) {
+          eobrun = (1 << r) - 1 + reader.bits(r)
+          break
         }
-        const rs = reader.decode(ac)
-        const s = rs & 15
-        const r = rs >> 4
-        if (s === 0) {
-          if (r < 15) break
-          k += 16
-          continue
-        }
-        k += r
-        if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
-        coefs[off + ZIGZAG[k]] = reader.receiveExtend(s)
-        c.hasAc = true
-        k++
+        k += 16
+        continue
       }
-    } else if (ss === 0) {
-      if (ah === 0) {
-        const t = reader.decode(c.dcTable!)
-        c.pred += reader.receiveExtend(t)
-        coefs[off] = c.pred * (1 << al)
-      } else if (reader.bit()) coefs[off] |= 1 << al
-    } else if (ah === 0) {
-      if (eobrun > 0) {
-        eobrun--
-        return
-      }
-      for (let k = ss; k <= se; ) {
-        const rs = reader.decode(c.acTable!)
-        const s = rs & 15
-        const r = rs >> 4
-        if (s === 0) {
-          if (r < 15) {
-            eobrun = (1 << r) - 1 + reader.bits(r)
-            break
-          }
-          k += 16
-          continue
-        }
-        k += r
-        if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
-        coefs[off + ZIGZAG[k]] = reader.receiveExtend(s) * (1 << al)
-        k++
-      }
-    } else refineAc(c, off)
+      k += r
+      if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
+      coefs[off + ZIGZAG[k]] = reader.receiveExtend(s) * (1 << al)
+      last = k
+      k++
+    }
+    if (last > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = last
   }
 
   // Successive-approximation refinement of AC coefficients, as libjpeg's decode_mcu_AC_refine.
@@ -285,11 +312,16 @@ export function decodeScan(data: Uint8Array, start: number, scan: ScanParams): n
           } else if (--r < 0) break
           k++
         } while (k <= se)
-        if (s !== 0 && k <= 63) coefs[off + ZIGZAG[k]] = s
+        if (s !== 0 && k <= 63) {
+          coefs[off + ZIGZAG[k]] = s
+          if (k > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = k
+        }
       }
     }
     if (eobrun > 0) {
-      for (; k <= se; k++) {
+      // Past the block's last nonzero term every coefficient is zero and has no correction bit to read.
+      const stop = Math.min(se, c.lastNonzero[off >> 6])
+      for (; k <= stop; k++) {
         const z = off + ZIGZAG[k]
         if (coefs[z] !== 0 && reader.bit() && (coefs[z] & p1) === 0) coefs[z] += coefs[z] >= 0 ? p1 : m1
       }
@@ -297,41 +329,18 @@ export function decodeScan(data: Uint8Array, start: number, scan: ScanParams): n
     }
   }
 
-  const components = scan.components
-  const single = components.length === 1
-  const total = single
-    ? components[0].usedBlocksPerLine * components[0].usedBlocksPerColumn
-    : scan.mcusPerLine * scan.mcusPerColumn
+  // AC scans hold one component (T.81 G.1.1.1.1), so an MCU is one block.
+  const c = scan.components[0]
+  const decodeBlock = ah === 0 ? firstAc : refineAc
+  const { total, perLine } = scanGeometry(scan)
   const interval = scan.restartInterval > 0 ? scan.restartInterval : total
   for (let mcu = 0; mcu < total; mcu++) {
     if (mcu > 0 && mcu % interval === 0) {
       reader.restart()
-      for (const c of components) c.pred = 0
       eobrun = 0
     }
-    if (single) {
-      const c = components[0]
-      const row = (mcu / c.usedBlocksPerLine) | 0
-      const col = mcu - row * c.usedBlocksPerLine
-      decodeAt(c, row, col)
-    } else {
-      const mcuRow = (mcu / scan.mcusPerLine) | 0
-      const mcuCol = mcu - mcuRow * scan.mcusPerLine
-      for (const c of components) {
-        for (let v = 0; v < c.v; v++) {
-          for (let h = 0; h < c.h; h++) decodeAt(c, mcuRow * c.v + v, mcuCol * c.h + h)
-        }
-      }
-    }
+    const row = (mcu / perLine) | 0
+    decodeBlock(c, (row * c.blocksPerLine + mcu - row * perLine) * 64)
   }
-
-  function decodeAt(c: ScanComponent, row: number, col: number): void {
-    if (onBlock) {
-      c.coefficients.fill(0)
-      decodeBlock(c, 0)
-      onBlock(c, row, col)
-    } else decodeBlock(c, (row * c.blocksPerLine + col) * 64)
-  }
-
   return reader.pos
 }

@@ -142,13 +142,20 @@ const COS_3PI_8 = Math.cos((3 * Math.PI) / 8)
 const halfScaleTables = new WeakMap<Uint16Array, Float64Array>()
 const halfWorkspace = new Float64Array(32)
 
+let lastQuant: Uint16Array | null = null
+let lastTable: Float64Array = new Float64Array(64)
+
 function halfScaleTable(quant: Uint16Array): Float64Array {
+  // Blocks come in runs of the same component: one comparison instead of a WeakMap lookup per block.
+  if (quant === lastQuant) return lastTable
   let table = halfScaleTables.get(quant)
+  lastQuant = quant
   if (!table) {
     table = new Float64Array(64)
     for (let i = 0; i < 64; i++) table[i] = quant[i] * HALF_WEIGHT[i >> 3] * HALF_WEIGHT[i & 7]
     halfScaleTables.set(quant, table)
   }
+  lastTable = table
   return table
 }
 
@@ -200,8 +207,9 @@ const QUARTER_B = (COS_3PI_8 - COS_PI_8) / 2
 function idctQuarter(coefs: Int16Array, off: number, quant: Uint16Array, out: Uint8ClampedArray, outOff: number, stride: number): void {
   const q = halfScaleTable(quant)
   const ws = halfWorkspace
+  // The rows below read horizontal frequencies 0, 1, 3, 5 and 7 only.
   for (let u = 0; u < 8; u++) {
-    if (u === 4) continue
+    if ((u & 1) === 0 && u !== 0) continue
     const c = off + u
     const g0 = coefs[c] * q[u]
     const g1 = coefs[c + 8] * q[u + 8] + coefs[c + 56] * q[u + 56]
@@ -230,7 +238,10 @@ export function outputBlock(
   const base = blockRow * size * planeWidth + blockCol * size
   if (!hasAc) {
     const value = clamp(((coefs[off] * quant[0] + 4) >> 3) + 128)
-    for (let y = 0; y < size; y++) plane.fill(value, base + y * planeWidth, base + y * planeWidth + size)
+    // Plain stores: a TypedArray fill call costs more than the two to eight samples of a row.
+    for (let y = 0, row = base; y < size; y++, row += planeWidth) {
+      for (let x = 0; x < size; x++) plane[row + x] = value
+    }
     return
   }
   if (scale === 1) {
