@@ -20,6 +20,33 @@ export async function readMigrations(dir = migrationsDir): Promise<Migration[]> 
   )
 }
 
+/** The roles Supabase provides and the migrations grant to or revoke from. */
+export const SUPABASE_ROLES = ['anon', 'authenticated', 'service_role']
+
+/**
+ * Creates Supabase's roles where they are missing: plain Postgres and PGlite lack them, and the migrations name them.
+ * The dev stack and the tests run this before the migrations; on Supabase they exist already. A role belongs to the
+ * whole server, so two databases being set up at once may race to create it.
+ */
+export async function ensureSupabaseRoles(sql: Sql): Promise<void> {
+  await sql.unsafe(`
+    do $$
+    declare
+      r text;
+    begin
+      foreach r in array array['${SUPABASE_ROLES.join("', '")}'] loop
+        if not exists (select 1 from pg_roles where rolname = r) then
+          begin
+            execute format('create role %I nologin noinherit', r);
+          exception when duplicate_object or unique_violation then
+            null; -- another session created it concurrently
+          end;
+        end if;
+      end loop;
+    end
+    $$`).simple()
+}
+
 /**
  * Applies pending migrations in order, each in its own transaction, recording them in the
  * same table the Supabase CLI uses, so `supabase db push` and this runner agree.

@@ -15,7 +15,7 @@ import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from '
 import { createGateway } from './gateway.ts'
 import { createGuardedFetch } from './guarded-fetch.ts'
 import { createLocalStore, storageRoot } from './local-store.ts'
-import { applyMigrations } from './migrations.ts'
+import { applyMigrations, ensureSupabaseRoles } from './migrations.ts'
 
 export interface DevStackOptions {
   env: Env
@@ -72,6 +72,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   }
   const databaseUrl = options.databaseUrl ?? embedded!.url
   const sql = connectDatabase(databaseUrl)
+  await ensureSupabaseRoles(sql)
   await applyMigrations(sql)
 
   let baseUrl = settings.publicBaseUrl ?? ''

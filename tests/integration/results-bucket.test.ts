@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres'
 import { afterAll, describe, expect, it } from 'vitest'
 import { connectDatabase } from '../../shared/billing/store.ts'
-import { applyMigrations, readMigrations } from '../../devstack/migrations.ts'
+import { applyMigrations, ensureSupabaseRoles, readMigrations } from '../../devstack/migrations.ts'
 import { createTestDatabase, serverUrl } from '../support/database.ts'
 
 const BUCKET_MIGRATION = 'results_bucket'
@@ -48,6 +48,7 @@ describe('the results and widget bucket migrations', () => {
       await admin.end()
     })
     await sql.unsafe(setup).simple()
+    await ensureSupabaseRoles(sql)
     await applyMigrations(sql)
     return sql
   }

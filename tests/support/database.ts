@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres'
 import { connectDatabase } from '../../shared/billing/store.ts'
 import { startEmbeddedPostgres } from '../../devstack/embedded-postgres.ts'
-import { applyMigrations } from '../../devstack/migrations.ts'
+import { applyMigrations, ensureSupabaseRoles } from '../../devstack/migrations.ts'
 import { startTransactionPooler } from './pooler.ts'
 import { keyChecksum } from '../../shared/auth/api-key.ts'
 
@@ -29,6 +29,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   if (kind === 'pglite') {
     const embedded = await startEmbeddedPostgres({})
     const sql = connectDatabase(embedded.url, { prepare, max: 4, fetchTypes: true })
+    await ensureSupabaseRoles(sql)
     await applyMigrations(sql)
     return {
       kind,
@@ -52,6 +53,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   const pooler = viaPooler ? await startTransactionPooler(serverUrl) : null
   const clientUrl = pooler?.urlFor(name) ?? url.toString()
   const sql = connectDatabase(clientUrl, { prepare: serverPrepare, max: 8, fetchTypes: true })
+  await ensureSupabaseRoles(sql)
   await applyMigrations(sql)
   return {
     kind,
