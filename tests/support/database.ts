@@ -24,6 +24,18 @@ export const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@1
 const viaPooler = process.env.TEST_POOLER === '1'
 const prepare = process.env.TEST_PREPARE !== '0'
 
+/** What supabase/migrations held before it was squashed, as a database made then records it. */
+export const MIGRATIONS_BEFORE_THE_SQUASH = [
+  ['20261123000100', 'tryon_billing'],
+  ['20261123000200', 'credit_functions'],
+  ['20261123000300', 'admin_functions'],
+  ['20261123000400', 'idempotency'],
+  ['20261123000500', 'abuse_limits'],
+  ['20261123000700', 'results_bucket'],
+  ['20261123000800', 'widget_assets'],
+  ['20261123000900', 'account_operations'],
+]
+
 /** A freshly migrated database of its own for one test file. */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
