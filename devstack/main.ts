@@ -1,6 +1,7 @@
 // `npm start`: the whole service in one Node process (DESIGN.md §5).
 import { relative, resolve } from 'node:path'
 import { demoBanner, ensureDemoKey, writeDemoRequests } from './demo.ts'
+import { MigrationHistoryError } from './migrations.ts'
 import { startDevStack } from './stack.ts'
 
 const env = process.env
@@ -15,6 +16,10 @@ const stack = await startDevStack({
   dbPort: Number(env.DB_PORT || 54322),
   databaseUrl: env.DATABASE_URL || undefined,
   playgroundKey: () => playgroundKey,
+}).catch((error) => {
+  if (!(error instanceof MigrationHistoryError)) throw error
+  console.error(error.message)
+  process.exit(1)
 })
 
 const key = await ensureDemoKey(stack.sql, dataDir)

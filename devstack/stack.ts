@@ -15,7 +15,7 @@ import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from '
 import { createGateway } from './gateway.ts'
 import { createGuardedFetch } from './guarded-fetch.ts'
 import { createLocalStore, storageRoot } from './local-store.ts'
-import { applyMigrations } from './migrations.ts'
+import { applyMigrations, ensureSupabaseRoles, MigrationHistoryError } from './migrations.ts'
 
 export interface DevStackOptions {
   env: Env
@@ -55,6 +55,20 @@ function hostNames(host: string, port: number, publicBaseUrl: string | undefined
   return hosts
 }
 
+/** What to do with a database made by migration files this checkout does not have (those before the squash). */
+function staleDatabase(error: MigrationHistoryError, options: DevStackOptions): MigrationHistoryError {
+  if (options.databaseUrl) {
+    const url = new URL(options.databaseUrl)
+    url.password = ''
+    return new MigrationHistoryError(error.unknown, `The database at ${url.href}`, 'Drop it and create it empty, or set DATABASE_URL to another one.')
+  }
+  return new MigrationHistoryError(
+    error.unknown,
+    `The database in ${options.dataDir}`,
+    `That folder holds only local data (the demo key, try-ons and their images): delete it and start again.\n  rm -rf '${options.dataDir}'`,
+  )
+}
+
 /** The whole service in one Node process (DESIGN.md §5). */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const settings = readSettings({
@@ -72,7 +86,15 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   }
   const databaseUrl = options.databaseUrl ?? embedded!.url
   const sql = connectDatabase(databaseUrl)
-  await applyMigrations(sql)
+  try {
+    await ensureSupabaseRoles(sql)
+    await applyMigrations(sql)
+  } catch (error) {
+    await sql.end({ timeout: 5 })
+    await embedded?.stop()
+    if (error instanceof MigrationHistoryError) throw staleDatabase(error, options)
+    throw error
+  }
 
   let baseUrl = settings.publicBaseUrl ?? ''
   const root = storageRoot(options.dataDir)

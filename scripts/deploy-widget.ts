@@ -11,7 +11,7 @@ import { createSupabaseStore, storageKeyFrom } from '../shared/storage/supabase-
  *   SUPABASE_URL=https://<ref>.supabase.co SUPABASE_SECRET_KEY=sb_secret_… npm run deploy:widget
  */
 
-/** Created public by supabase/migrations/20261123000800_widget_assets.sql. */
+/** Created public by supabase/migrations/20261123000600_storage_buckets.sql. */
 export const ASSETS_BUCKET = 'tryon-assets'
 export const WIDGET_CONTENT_TYPE = 'application/javascript'
 

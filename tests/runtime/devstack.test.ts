@@ -3,9 +3,11 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readImageHeader } from '../../shared/images/sniff.ts'
+import { MIGRATIONS_BEFORE_THE_SQUASH } from '../support/database.ts'
 import { freePort, startProcess } from '../support/process.ts'
 
 const run = promisify(execFile)
@@ -74,4 +76,37 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
       await second.stop()
     }
   }, 240_000)
+})
+
+describe('npm start on a .tryon/ made by the migrations before they were squashed', () => {
+  let dataDir: string
+  afterAll(() => rm(dataDir, { recursive: true, force: true }))
+
+  it('refuses to start, says to delete the folder, and changes nothing in it', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tryon-old-'))
+    const old = await PGlite.create(join(dataDir, 'pgdata'))
+    await old.exec(`
+      create schema supabase_migrations;
+      create table supabase_migrations.schema_migrations (version text primary key, statements text[], name text);
+      insert into supabase_migrations.schema_migrations (version, name) values
+        ${MIGRATIONS_BEFORE_THE_SQUASH.map(([version, name]) => `('${version}', '${name}')`).join(', ')};`)
+    await old.close()
+
+    const env = { ...process.env, TRYON_DATA_DIR: dataDir, PORT: String(await freePort()), DB_PORT: String(await freePort()), DATABASE_URL: '' }
+    const failure = await run('node_modules/.bin/tsx', ['devstack/main.ts'], { env, timeout: 90_000 }).then(
+      () => ({ code: 0, stdout: 'started', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    )
+    expect(failure.code).toBe(1)
+    expect(failure.stdout).toBe('')
+    expect(failure.stderr).toContain('20261123000100_tryon_billing')
+    expect(failure.stderr).toContain(`rm -rf '${dataDir}'`)
+    expect(failure.stderr).not.toMatch(/^\s+at /m)
+
+    const after = await PGlite.create(join(dataDir, 'pgdata'))
+    const { rows } = await after.query(`select to_regnamespace('tryon') is null as no_schema,
+                                               (select count(*)::int from supabase_migrations.schema_migrations) as recorded`)
+    await after.close()
+    expect(rows).toEqual([{ no_schema: true, recorded: MIGRATIONS_BEFORE_THE_SQUASH.length }])
+  }, 120_000)
 })

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres'
 import { connectDatabase } from '../../shared/billing/store.ts'
 import { startEmbeddedPostgres } from '../../devstack/embedded-postgres.ts'
-import { applyMigrations } from '../../devstack/migrations.ts'
+import { applyMigrations, ensureSupabaseRoles } from '../../devstack/migrations.ts'
 import { startTransactionPooler } from './pooler.ts'
 import { keyChecksum } from '../../shared/auth/api-key.ts'
 
@@ -24,11 +24,24 @@ export const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@1
 const viaPooler = process.env.TEST_POOLER === '1'
 const prepare = process.env.TEST_PREPARE !== '0'
 
+/** What supabase/migrations held before it was squashed, as a database made then records it. */
+export const MIGRATIONS_BEFORE_THE_SQUASH = [
+  ['20261123000100', 'tryon_billing'],
+  ['20261123000200', 'credit_functions'],
+  ['20261123000300', 'admin_functions'],
+  ['20261123000400', 'idempotency'],
+  ['20261123000500', 'abuse_limits'],
+  ['20261123000700', 'results_bucket'],
+  ['20261123000800', 'widget_assets'],
+  ['20261123000900', 'account_operations'],
+]
+
 /** A freshly migrated database of its own for one test file. */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const embedded = await startEmbeddedPostgres({})
     const sql = connectDatabase(embedded.url, { prepare, max: 4, fetchTypes: true })
+    await ensureSupabaseRoles(sql)
     await applyMigrations(sql)
     return {
       kind,
@@ -52,6 +65,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   const pooler = viaPooler ? await startTransactionPooler(serverUrl) : null
   const clientUrl = pooler?.urlFor(name) ?? url.toString()
   const sql = connectDatabase(clientUrl, { prepare: serverPrepare, max: 8, fetchTypes: true })
+  await ensureSupabaseRoles(sql)
   await applyMigrations(sql)
   return {
     kind,

@@ -111,6 +111,8 @@ begin
 end
 $$;
 
+-- A new key on a new account, or on p_account_id; p_credits are topped up first. A key restricted to origins
+-- (a browser key, public in a page's source) starts with tryon.browser_key_default_limits() (0400).
 create function tryon.create_api_key(
   p_credits bigint default 0,
   p_mode text default 'test',
@@ -131,6 +133,7 @@ declare
   v_key text;
   v_key_id uuid;
   v_balance bigint;
+  v_defaults jsonb;
 begin
   if p_mode is null or p_mode not in ('live', 'test') then
     raise exception 'mode must be live or test' using errcode = '22023';
@@ -141,6 +144,7 @@ begin
   select coalesce(array_agg(tryon.normalize_allowed_origin(o) order by n), '{}')
     into v_origins
     from unnest(coalesce(p_allowed_origins, '{}')) with ordinality as u (o, n);
+  v_defaults := case when cardinality(v_origins) > 0 then tryon.browser_key_default_limits() else '{}'::jsonb end;
 
   if v_account is null then
     insert into tryon.accounts default values returning id into v_account;
@@ -153,9 +157,14 @@ begin
 
   v_key := 'vto_' || p_mode || '_' || tryon.random_base62(30);
   v_key := v_key || tryon.base62(tryon.crc32(convert_to(v_key, 'UTF8')), 6);
-  insert into tryon.api_keys (account_id, key_hash, display_prefix, mode, active, allowed_origins, label, deactivated_at)
+  insert into tryon.api_keys (account_id, key_hash, display_prefix, mode, active, allowed_origins, label, deactivated_at,
+                              limit_per_minute, limit_per_client_per_minute, limit_daily_credits,
+                              limit_daily_refunded, limit_per_client_daily_refunded)
   values (v_account, sha256(convert_to(v_key, 'UTF8')), left(v_key, 13), p_mode, coalesce(p_active, true),
-          v_origins, p_label, case when coalesce(p_active, true) then null else now() end)
+          v_origins, p_label, case when coalesce(p_active, true) then null else now() end,
+          (v_defaults ->> 'perMinute')::integer, (v_defaults ->> 'perClientPerMinute')::integer,
+          (v_defaults ->> 'dailyCredits')::integer, (v_defaults ->> 'dailyRefunded')::integer,
+          (v_defaults ->> 'perClientDailyRefunded')::integer)
   returning id into v_key_id;
 
   select a.balance into v_balance from tryon.accounts a where a.id = v_account;
@@ -215,24 +224,142 @@ begin
 end
 $$;
 
-revoke all on all tables in schema tryon from public, anon, authenticated, service_role;
-revoke all on all functions in schema tryon from public, anon, authenticated, service_role;
-grant execute on function
-  tryon.authorize_api_key(bytea, text),
-  tryon.begin_tryon(bytea, text, uuid, text, text, text, text),
-  tryon.settle_tryon(uuid, text, text, text, text),
-  tryon.sweep_reservations(interval, integer),
+-- A key's state at p_now: deactivated by hand, expired after a rotation's grace, expiring during it, or active.
+create function tryon.key_state(p_key tryon.api_keys, p_now timestamptz)
+returns text
+language sql stable
+set search_path = ''
+as $$
+  select case
+    when not p_key.active then 'deactivated'
+    when p_key.expires_at <= p_now then 'expired'
+    when p_key.expires_at is not null then 'expiring'
+    else 'active'
+  end
+$$;
+
+-- A key as `keys list` and `keys show` print it: never the key itself, which is not stored. lastUsedAt is when
+-- it last started a try-on.
+create function tryon.key_summary(p_key tryon.api_keys, p_now timestamptz)
+returns jsonb
+language sql stable
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'keyId', p_key.id, 'accountId', p_key.account_id, 'displayPrefix', p_key.display_prefix, 'label', p_key.label,
+    'mode', p_key.mode, 'allowedOrigins', to_jsonb(p_key.allowed_origins),
+    'state', tryon.key_state(p_key, p_now),
+    'active', tryon.key_state(p_key, p_now) in ('active', 'expiring'),
+    'expiresAt', p_key.expires_at, 'replacedBy', p_key.replaced_by,
+    'lastUsedAt', (select max(t.created_at) from tryon.tryons t where t.api_key_id = p_key.id),
+    'createdAt', p_key.created_at, 'deactivatedAt', p_key.deactivated_at)
+$$;
+
+create function tryon.list_api_keys(p_account_id uuid, p_now timestamptz default null)
+returns setof jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+begin
+  if not exists (select 1 from tryon.accounts a where a.id = p_account_id) then
+    raise exception 'account % does not exist', p_account_id using errcode = 'P0002';
+  end if;
+  return query
+    select tryon.key_summary(k, coalesce(p_now, now()))
+      from tryon.api_keys k
+     where k.account_id = p_account_id
+     order by k.created_at, k.id;
+end
+$$;
+
+-- `keys show`: the key as key_summary gives it, with its account's credits and its limits.
+create function tryon.show_api_key(p_key_id uuid)
+returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_key jsonb;
+begin
+  select tryon.key_summary(k, now()) || jsonb_build_object('credits', a.balance, 'limits', tryon.limits_of(k))
+    into v_key
+    from tryon.api_keys k join tryon.accounts a on a.id = k.account_id
+   where k.id = p_key_id;
+  if not found then
+    raise exception 'api key % does not exist', p_key_id using errcode = 'P0002';
+  end if;
+  return v_key;
+end
+$$;
+
+-- select * from tryon.rotate_api_key('<key id>', interval '24 hours');  A new key on the same account with the
+-- same mode, origins, label and limits, returned once; the old key keeps working until the grace period ends
+-- (by p_now, the caller's clock; the database's by default), then answers 403. Its counters are its own.
+create function tryon.rotate_api_key(p_key_id uuid, p_grace interval default interval '24 hours', p_now timestamptz default null)
+returns table (api_key text, key_id uuid, account_id uuid, replaces uuid, old_key_expires_at timestamptz)
+language plpgsql volatile
+security definer
+set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  v_now timestamptz := coalesce(p_now, now());
+  k tryon.api_keys;
+  n record;
+begin
+  if p_grace is null or p_grace < interval '0' then
+    raise exception 'the grace period cannot be negative' using errcode = '22023';
+  end if;
+  select * into k from tryon.api_keys x where x.id = p_key_id for update;
+  if not found then
+    raise exception 'api key % does not exist', p_key_id using errcode = 'P0002';
+  end if;
+  if k.replaced_by is not null then
+    raise exception 'api key % was already rotated; its successor is %', p_key_id, k.replaced_by using errcode = '55000';
+  end if;
+  if tryon.key_state(k, v_now) <> 'active' then
+    raise exception 'api key % is inactive; make a new key on its account with keys create --account %', p_key_id, k.account_id
+      using errcode = '55000';
+  end if;
+
+  select * into n from tryon.create_api_key(0, k.mode, k.allowed_origins, true, k.label, k.account_id);
+  update tryon.api_keys x
+     set limit_per_minute = k.limit_per_minute,
+         limit_per_client_per_minute = k.limit_per_client_per_minute,
+         limit_daily_credits = k.limit_daily_credits,
+         limit_daily_refunded = k.limit_daily_refunded,
+         limit_per_client_daily_refunded = k.limit_per_client_daily_refunded
+   where x.id = n.key_id;
+  update tryon.api_keys x set expires_at = v_now + p_grace, replaced_by = n.key_id where x.id = k.id;
+
+  return query select n.api_key, n.key_id, k.account_id, k.id, v_now + p_grace;
+end
+$$;
+
+revoke all on function
+  tryon.crc32(bytea),
+  tryon.base62(bigint, integer),
+  tryon.random_base62(integer),
+  tryon.normalize_allowed_origin(text),
+  tryon.top_up(uuid, bigint, text),
   tryon.create_api_key(bigint, text, text[], boolean, text, uuid),
   tryon.add_credits(uuid, bigint),
   tryon.deactivate_api_key(uuid),
-  tryon.credit_balance(uuid)
+  tryon.credit_balance(uuid),
+  tryon.key_state(tryon.api_keys, timestamptz),
+  tryon.key_summary(tryon.api_keys, timestamptz),
+  tryon.list_api_keys(uuid, timestamptz),
+  tryon.show_api_key(uuid),
+  tryon.rotate_api_key(uuid, interval, timestamptz)
+from public, anon, authenticated, service_role;
+grant execute on function
+  tryon.create_api_key(bigint, text, text[], boolean, text, uuid),
+  tryon.add_credits(uuid, bigint),
+  tryon.deactivate_api_key(uuid),
+  tryon.credit_balance(uuid),
+  tryon.list_api_keys(uuid, timestamptz),
+  tryon.show_api_key(uuid),
+  tryon.rotate_api_key(uuid, interval, timestamptz)
 to service_role;
-
--- Where pg_cron is installed (Supabase: enable it in the dashboard first), sweep every minute.
-do $$
-begin
-  if exists (select 1 from pg_extension where extname = 'pg_cron') then
-    execute $cron$select cron.schedule('tryon-sweep-reservations', '* * * * *', 'select tryon.sweep_reservations()')$cron$;
-  end if;
-end
-$$;
