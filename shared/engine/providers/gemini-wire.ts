@@ -1,7 +1,7 @@
-import { encodeBase64 } from '../../images/base64.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import type { PreparedImage } from './images.ts'
+import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord, field } from './json.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -17,7 +17,7 @@ export function generateContentUrl(config: GeminiConfig, model: string): string 
 
 /** An image part as the REST reference writes it (snake_case), raw base64 without a data: prefix. */
 export function inlineImagePart(image: PreparedImage): Record<string, unknown> {
-  return { inline_data: { mime_type: image.contentType, data: encodeBase64(image.bytes) } }
+  return { inline_data: { mime_type: image.contentType, data: new Base64Bytes(image.bytes) } }
 }
 
 export async function generateContent(

@@ -1,8 +1,8 @@
-import { encodeBase64 } from '../../images/base64.ts'
 import { contentTypeOf, type ImageField, type ImageFormat } from '../../images/types.ts'
 import { decodeImageRows, encodeJpegRows, ImageDecodeError, type RowSource } from '../local/codecs/index.ts'
 import { downscaleRowsToFit } from '../local/resize.ts'
 import type { InputImage } from '../types.ts'
+import { Base64Bytes } from './json-body.ts'
 
 /** What a provider accepts for one input image. */
 export interface InputPolicy {
@@ -69,8 +69,9 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
   }
 }
 
-export function dataUri(image: PreparedImage): string {
-  return `data:${image.contentType};base64,${encodeBase64(image.bytes)}`
+/** The image as a data URI in a JSON body, its base64 written only as the body is sent. */
+export function dataUri(image: PreparedImage): Base64Bytes {
+  return new Base64Bytes(image.bytes, `data:${image.contentType};base64,`)
 }
 
 /** Transparent pixels become white, as a product shot on a white background would be (in place, strip by strip). */

@@ -1,9 +1,9 @@
-import { encodeBase64 } from '../../images/base64.ts'
 import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
+import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord } from './json.ts'
 import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
@@ -75,18 +75,26 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     return call()
   }
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+  /** The instance to predict on. The inputs are prepared here, so nothing holds them once predict has answered. */
+  function tryOnBody(request: TryOnRequest): unknown {
     const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT)
     const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT)
-    const answer = await predict(request, {
+    return {
       instances: [
         {
-          personImage: { image: { bytesBase64Encoded: encodeBase64(person.bytes) } },
-          productImages: [{ image: { bytesBase64Encoded: encodeBase64(garment.bytes) } }],
+          personImage: { image: { bytesBase64Encoded: new Base64Bytes(person.bytes) } },
+          productImages: [{ image: { bytesBase64Encoded: new Base64Bytes(garment.bytes) } }],
         },
       ],
       parameters: { sampleCount: 1, outputOptions: { mimeType: 'image/jpeg', compressionQuality: 90 } },
-    })
+    }
+  }
+
+  // Not async: its frame ends at once, so only predict's holds the body while it runs.
+  const send = (request: TryOnRequest): Promise<JsonAnswer> => predict(request, tryOnBody(request))
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+    const answer = await send(request)
     if (answer.status !== 200) return errorAnswer(answer)
 
     const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
