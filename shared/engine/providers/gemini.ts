@@ -41,6 +41,7 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
       minAttemptMs: 5_000,
       attemptTimeoutMs: 90_000,
       maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 256 * 1024,
+      largeStrings: true,
       retry: options.retry,
       body: {
         contents: [{ role: 'user', parts: [{ text: tryOnPrompt(request) }, inlineImagePart(person), inlineImagePart(garment)] }],

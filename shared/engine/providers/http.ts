@@ -1,4 +1,5 @@
 import type { ProviderRuntime } from './runtime.ts'
+import { parseJsonBytes } from '../../http/json-bytes.ts'
 import { readCapped } from '../../http/read-capped.ts'
 import { jsonBody, type JsonBody } from './json-body.ts'
 
@@ -54,6 +55,11 @@ export interface JsonCall {
   /** One attempt (connect, headers and body) gives up after this long and counts as transient. */
   attemptTimeoutMs: number
   maxResponseBytes: number
+  /**
+   * The answer carries an image as base64 (Gemini's inlineData, Vertex's bytesBase64Encoded): its strings of
+   * 64 KB or more stay in the answer's bytes as LargeString values, decoded there (json-bytes.ts).
+   */
+  largeStrings?: boolean
   retry?: RetryPolicy
   /** Which answers deserve another attempt; by default 429 and 5xx. */
   isTransient?: (status: number, body: unknown) => boolean
@@ -153,11 +159,11 @@ function sent(headers: Record<string, string>, body: string | JsonBody | undefin
 }
 
 async function readJson(response: Response, call: JsonCall, signal: AbortSignal): Promise<JsonAnswer> {
-  const text = new TextDecoder().decode(await readCapped(response, call.maxResponseBytes, signal, tooLarge(call.maxResponseBytes)))
+  const bytes = await readCapped(response, call.maxResponseBytes, signal, tooLarge(call.maxResponseBytes))
   const ok = response.status >= 200 && response.status <= 299
   let body: unknown
   try {
-    body = text === '' ? undefined : JSON.parse(text)
+    body = bytes.byteLength === 0 ? undefined : call.largeStrings ? parseJsonBytes(bytes) : JSON.parse(new TextDecoder().decode(bytes))
   } catch (error) {
     if (ok) throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with a body that is not JSON`, { cause: error })
   }

@@ -1,4 +1,6 @@
+import { LargeString } from '../../http/json-bytes.ts'
 import { decodeBase64 } from '../../images/base64.ts'
+import { readInlineBase64 } from '../../images/base64-in-place.ts'
 import { readImageHeader } from '../../images/sniff.ts'
 import { contentTypeOf } from '../../images/types.ts'
 import type { GeneratedImage } from '../types.ts'
@@ -21,7 +23,18 @@ export function generatedImage(bytes: Uint8Array, engine: string): GeneratedImag
   return { bytes, contentType: contentTypeOf[header.format], engine }
 }
 
+/**
+ * A result sent as base64: decoded where it lies when it is still in the answer's bytes (then copied out, one
+ * array of its own size, so the answer can go), else from its string.
+ */
 export function imageFromBase64(data: unknown, engine: string, limits: OutputLimits): GeneratedImage {
+  if (data instanceof LargeString) {
+    const inline = readInlineBase64(data)
+    if (!inline) return imageFromBase64(data.text(), engine, limits)
+    if (inline.decodedLength > limits.maxBytes) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
+    if (inline.prefix !== '' || !inline.valid) throw new ProviderError('malformed', `${engine} returned image data that is not base64`)
+    return generatedImage(inline.decode().slice(), engine)
+  }
   if (typeof data !== 'string' || data === '') throw new ProviderError('malformed', `${engine} returned an image without data`)
   if (data.length > Math.ceil(limits.maxBytes / 3) * 4 + 4) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
   const bytes = decodeBase64(data)

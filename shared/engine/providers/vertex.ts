@@ -1,3 +1,4 @@
+import { isText } from '../../http/json-bytes.ts'
 import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
@@ -66,6 +67,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
         serverDelayMs: googleRetryDelayMs,
         attemptTimeoutMs: 90_000,
         maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 64 * 1024,
+        largeStrings: true,
         retry: options.retry,
       })
     const answer = await call()
@@ -98,7 +100,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     if (answer.status !== 200) return errorAnswer(answer)
 
     const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
-    const produced = predictions.find((p) => typeof p.bytesBase64Encoded === 'string' && p.bytesBase64Encoded !== '')
+    const produced = predictions.find((p) => isText(p.bytesBase64Encoded) && p.bytesBase64Encoded !== '')
     if (produced) return { kind: 'generated', image: imageFromBase64(produced.bytesBase64Encoded, NAME, output) }
     // A filtered output carries `raiFilteredReason` (VirtualTryOnModelResultProto in the Vertex REST reference).
     const filtered = predictions.find((p) => typeof p.raiFilteredReason === 'string')
