@@ -1,4 +1,4 @@
-import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import type { EngineOutcome, GeneratedImage, TryOnEngine, TryOnRequest } from '../types.ts'
 import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfig } from './gemini-wire.ts'
 import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
 import { excerpt, type JsonAnswer, type RetryPolicy } from './http.ts'
@@ -25,7 +25,7 @@ export const GEMINI_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], max
 const NAME = 'gemini'
 
 /** Gemini image generation (generateContent): the two images inline with a try-on instruction, the image back inline. */
-export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine {
+export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine<GeneratedImage> {
   const output = options.output ?? defaultOutputLimits
 
   /** The generateContent call. The inputs are prepared here, so nothing holds them once it has answered. */
@@ -53,7 +53,7 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
     })
   }
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+  async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
     const answer = await send(request)
     if (answer.status !== 200) {
       const error = apiError(answer)

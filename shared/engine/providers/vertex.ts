@@ -1,5 +1,5 @@
 import { isText } from '../../http/json-bytes.ts'
-import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import type { EngineOutcome, GeneratedImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
@@ -48,7 +48,7 @@ export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location'
 }
 
 /** Vertex AI Virtual Try-On (`virtual-try-on-001`, `:predict`): both images inline as base64, one result back inline. */
-export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine {
+export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine<GeneratedImage> {
   const url = vertexEndpoint(config)
   const output = options.output ?? defaultOutputLimits
 
@@ -95,7 +95,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
   // Not async: its frame ends at once, so only predict's holds the body while it runs.
   const send = (request: TryOnRequest): Promise<JsonAnswer> => predict(request, tryOnBody(request))
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+  async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
     const answer = await send(request)
     if (answer.status !== 200) return errorAnswer(answer)
 
@@ -110,7 +110,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     return failed(NAME, runtime, 'predictions carried no image', { provider: excerpt(answer.body) })
   }
 
-  function errorAnswer(answer: JsonAnswer): EngineOutcome {
+  function errorAnswer(answer: JsonAnswer): NoImageOutcome {
     const error = asRecord(asRecord(answer.body).error)
     const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
     if (answer.status === 400 && error.status === 'INVALID_ARGUMENT' && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) {
