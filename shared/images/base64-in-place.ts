@@ -31,10 +31,10 @@ VALUES[0x5f] = 63 // _
 VALUES[0x3d] = PAD
 for (const c of [0x20, 0x09, 0x0a, 0x0c, 0x0d]) VALUES[c] = WHITESPACE
 
-const ALPHANUMERIC = 1
-/** Letters and digits: the bytes the scan passes over without a second look. */
+const DATA = 1
+/** The characters of both alphabets: the bytes the scan passes over without a second look. */
 const KIND = new Uint8Array(256)
-for (let i = 0; i < 62; i++) KIND[ALPHABET.charCodeAt(i)] = ALPHANUMERIC
+for (const c of `${ALPHABET}+/-_`) KIND[c.charCodeAt(0)] = DATA
 
 const BACKSLASH = 0x5c
 /** The character a JSON escape stands for, for the escapes a base64 string may use (`\/`, `\n`…); else -1. */
@@ -80,19 +80,20 @@ export function readInlineBase64(value: LargeString): InlineBase64 | undefined {
   const prefix = isDataUri ? head : ''
   const payloadStart = isDataUri ? afterComma : start
 
-  // Letters and digits (almost every byte) are counted at the end; the loop stops only at the others.
+  // Data characters (almost every byte) are counted at the end; the loop stops only at the others. Which
+  // alphabet is in use is a search for its two extra characters (escaped as \/, '/' is still there).
+  const payload = document.subarray(payloadStart, end)
+  let standard = payload.includes(0x2b) || payload.includes(0x2f)
+  let urlSafe = payload.includes(0x2d) || payload.includes(0x5f)
   let others = 0
   let pads = 0
   let dataAfterPad = false
-  let standard = false
-  let urlSafe = false
   for (let at = payloadStart; at < end; ) {
+    const run = at
+    while (at < end && KIND[document[at]] === DATA) at++
+    if (at > run && pads > 0) dataAfterPad = true
+    if (at === end) break
     let code = document[at]
-    if (KIND[code] === ALPHANUMERIC) {
-      if (pads > 0) dataAfterPad = true
-      at++
-      continue
-    }
     const from = at
     if (code === BACKSLASH) {
       at = unescape(document, at)
