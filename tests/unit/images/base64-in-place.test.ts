@@ -49,15 +49,29 @@ describe('base64 decoded in the body’s own bytes', () => {
     )
   })
 
-  it('decodes a large image in place, and the string is gone after', () => {
-    const image = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7) & 255)
-    const value = inBody(`data:image/jpeg;base64,${encodeBase64(image).replace(/.{76}/g, '$&\n')}`, 'slashes')
+  it.each([
+    ['plain (searched and decoded a chunk at a time)', (b64: string) => b64, 'plain'],
+    ['URL-safe, unpadded', (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'plain'],
+    ['line-wrapped, slashes escaped (byte by byte)', (b64: string) => b64.replace(/.{76}/g, '$&\n'), 'slashes'],
+    ['with spaces', (b64: string) => b64.replace(/.{1000}/g, '$& '), 'plain'],
+  ] as const)('decodes a large image in place, %s, and the string is gone after', (_, spell, escape) => {
+    const image = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7 + (i >> 9)) & 255)
+    const value = inBody(`data:image/jpeg;base64,${spell(encodeBase64(image))}`, escape)
     const inline = readInlineBase64(value)!
     expect(inline).toMatchObject({ prefix: 'data:image/jpeg;base64,', valid: true, decodedLength: image.byteLength })
     const decoded = inline.decode()
     expect(decoded.buffer).toBe(value.document.buffer)
     expect(Buffer.from(decoded).equals(Buffer.from(image))).toBe(true)
     expect(() => value.text()).toThrow(/decoded in place/)
+  })
+
+  it('finds padding or a stray character anywhere in a large string', () => {
+    const body = encodeBase64(Uint8Array.from({ length: 200_000 }, (_, i) => i & 255))
+    for (const at of [12, 70_000, body.length - 12]) {
+      expect(readInlineBase64(inBody(`${body.slice(0, at)}=${body.slice(at)}`, 'plain'))?.valid).toBe(false)
+      expect(readInlineBase64(inBody(`${body.slice(0, at)}*${body.slice(at)}`, 'plain'))).toBeUndefined()
+    }
+    expect(readInlineBase64(inBody(`${body}\u00a0`, 'plain'))).toBeUndefined()
   })
 
   it('leaves URLs, empty strings and non-ASCII to the string path', () => {
