@@ -41,7 +41,8 @@ export function resizeAreaRows(source: RowSource, width: number, height: number,
   largestBox *= widestBox
   // Lanes 0 and 2 (and 1 and 3) are summed together in the 16-bit halves of one number, which holds the sum
   // of up to 257 bytes without carrying into its neighbour; larger boxes take one number per lane.
-  const sumRows = largestBox <= 257 ? packedRows(sw) : laneRows(sw)
+  const packed = largestBox <= 257
+  const sums = packed ? new Int32Array(2 * sw) : new Float64Array(4 * sw)
   let strip = into ?? new Uint8Array(0)
   return {
     width,
@@ -54,86 +55,84 @@ export function resizeAreaRows(source: RowSource, width: number, height: number,
       // One 32-bit read per pixel; the four byte lanes are summed apart, so byte order does not matter.
       const aligned = read.byteOffset % 4 === 0 ? read : read.slice()
       const pixels = new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length >> 2)
-      sumRows(pixels, first, columnStart, rowStart, new Int32Array(strip.buffer, strip.byteOffset, bytes >> 2), width, y, y + count)
+      const out = new Int32Array(strip.buffer, strip.byteOffset, bytes >> 2)
+      if (packed) packedRows(pixels, first, sw, columnStart, rowStart, out, width, y, y + count, sums as Int32Array)
+      else laneRows(pixels, first, sw, columnStart, rowStart, out, width, y, y + count, sums as Float64Array)
       return strip.subarray(0, bytes)
     },
   }
 }
-
-/** Sums source rows into output rows [y0, y1); `pixels` holds the source from row `first` on. */
-type SumRows = (pixels: Int32Array, first: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number) => void
 
 /**
  * Per output row: the source rows it covers summed down each column (one pass over the source, in order),
  * then those sums summed across each output pixel's span, and the exact box mean rounded (by multiplying
  * with the reciprocal, as division is slow; the nudge keeps exact halves rounding up).
  */
-function packedRows(sw: number): SumRows {
-  const evenSums = new Int32Array(sw)
-  const oddSums = new Int32Array(sw)
-  return (pixels, first, columnStart, rowStart, out, width, y0, y1) => {
-    for (let y = y0, o = 0; y < y1; y++) {
-      const from = rowStart[y]
-      const to = rowStart[y + 1]
-      for (let p = (from - first) * sw, s = 0; s < sw; p++, s++) {
+function packedRows(
+  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, sums: Int32Array,
+): void {
+  const evenSums = sums.subarray(0, sw)
+  const oddSums = sums.subarray(sw)
+  for (let y = y0, o = 0; y < y1; y++) {
+    const from = rowStart[y]
+    const to = rowStart[y + 1]
+    for (let p = (from - first) * sw, s = 0; s < sw; p++, s++) {
+      const v = pixels[p]
+      evenSums[s] = v & 0xff00ff
+      oddSums[s] = (v >>> 8) & 0xff00ff
+    }
+    for (let sy = from + 1; sy < to; sy++) {
+      for (let p = (sy - first) * sw, s = 0; s < sw; p++, s++) {
         const v = pixels[p]
-        evenSums[s] = v & 0xff00ff
-        oddSums[s] = (v >>> 8) & 0xff00ff
+        evenSums[s] += v & 0xff00ff
+        oddSums[s] += (v >>> 8) & 0xff00ff
       }
-      for (let sy = from + 1; sy < to; sy++) {
-        for (let p = (sy - first) * sw, s = 0; s < sw; p++, s++) {
-          const v = pixels[p]
-          evenSums[s] += v & 0xff00ff
-          oddSums[s] += (v >>> 8) & 0xff00ff
-        }
+    }
+    const rows = to - from
+    for (let x = 0; x < width; x++, o++) {
+      let even = 0
+      let odd = 0
+      for (let s = columnStart[x], end = columnStart[x + 1]; s < end; s++) {
+        even += evenSums[s]
+        odd += oddSums[s]
       }
-      const rows = to - from
-      for (let x = 0; x < width; x++, o++) {
-        let even = 0
-        let odd = 0
-        for (let s = columnStart[x], end = columnStart[x + 1]; s < end; s++) {
-          even += evenSums[s]
-          odd += oddSums[s]
-        }
-        const area = rows * (columnStart[x + 1] - columnStart[x])
-        const k = 1 / area
-        const half = area / 2 + 1e-7 * area
-        out[o] = (((even & 0xffff) + half) * k) | ((((odd & 0xffff) + half) * k) << 8) | ((((even >>> 16) + half) * k) << 16) | ((((odd >>> 16) + half) * k) << 24)
-      }
+      const area = rows * (columnStart[x + 1] - columnStart[x])
+      const k = 1 / area
+      const half = area / 2 + 1e-7 * area
+      out[o] = (((even & 0xffff) + half) * k) | ((((odd & 0xffff) + half) * k) << 8) | ((((even >>> 16) + half) * k) << 16) | ((((odd >>> 16) + half) * k) << 24)
     }
   }
 }
 
-function laneRows(sw: number): SumRows {
-  const columnSums = new Float64Array(sw * 4)
-  return (pixels, first, columnStart, rowStart, out, width, y0, y1) => {
-    for (let y = y0, o = 0; y < y1; y++) {
-      const from = rowStart[y]
-      const to = rowStart[y + 1]
-      columnSums.fill(0)
-      for (let sy = from; sy < to; sy++) {
-        for (let p = (sy - first) * sw, end = p + sw, s = 0; p < end; p++, s += 4) {
-          const v = pixels[p]
-          columnSums[s] += v & 255
-          columnSums[s + 1] += (v >>> 8) & 255
-          columnSums[s + 2] += (v >>> 16) & 255
-          columnSums[s + 3] += v >>> 24
-        }
+function laneRows(
+  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, columnSums: Float64Array,
+): void {
+  for (let y = y0, o = 0; y < y1; y++) {
+    const from = rowStart[y]
+    const to = rowStart[y + 1]
+    columnSums.fill(0)
+    for (let sy = from; sy < to; sy++) {
+      for (let p = (sy - first) * sw, end = p + sw, s = 0; p < end; p++, s += 4) {
+        const v = pixels[p]
+        columnSums[s] += v & 255
+        columnSums[s + 1] += (v >>> 8) & 255
+        columnSums[s + 2] += (v >>> 16) & 255
+        columnSums[s + 3] += v >>> 24
       }
-      const rows = to - from
-      for (let x = 0; x < width; x++, o++) {
-        let a = 0, b = 0, c = 0, d = 0
-        for (let s = columnStart[x] * 4, end = columnStart[x + 1] * 4; s < end; s += 4) {
-          a += columnSums[s]
-          b += columnSums[s + 1]
-          c += columnSums[s + 2]
-          d += columnSums[s + 3]
-        }
-        const area = rows * (columnStart[x + 1] - columnStart[x])
-        const k = 1 / area
-        const half = area / 2 + 1e-7 * area
-        out[o] = ((a + half) * k) | (((b + half) * k) << 8) | (((c + half) * k) << 16) | (((d + half) * k) << 24)
+    }
+    const rows = to - from
+    for (let x = 0; x < width; x++, o++) {
+      let a = 0, b = 0, c = 0, d = 0
+      for (let s = columnStart[x] * 4, end = columnStart[x + 1] * 4; s < end; s += 4) {
+        a += columnSums[s]
+        b += columnSums[s + 1]
+        c += columnSums[s + 2]
+        d += columnSums[s + 3]
       }
+      const area = rows * (columnStart[x + 1] - columnStart[x])
+      const k = 1 / area
+      const half = area / 2 + 1e-7 * area
+      out[o] = ((a + half) * k) | (((b + half) * k) << 8) | (((c + half) * k) << 16) | (((d + half) * k) << 24)
     }
   }
 }
