@@ -37,7 +37,7 @@ export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): 
   const width = Math.ceil(frame.width / frame.scale)
   const height = Math.ceil(frame.height / frame.scale)
   const data = new Uint8Array(width * height * 4)
-  convertRows(frame, adobeTransform, 0, height, data)
+  rowConverter(frame, adobeTransform)(0, height, data)
   return { width, height, data }
 }
 
@@ -50,6 +50,7 @@ export function decodeJpegRows(bytes: Uint8Array, options: JpegDecodeOptions = {
   const width = Math.ceil(frame.width / frame.scale)
   const height = Math.ceil(frame.height / frame.scale)
   const stride = width * 4
+  const convertRows = rowConverter(frame, adobeTransform)
   let strip = new Uint8Array(0)
   return {
     width,
@@ -59,7 +60,7 @@ export function decodeJpegRows(bytes: Uint8Array, options: JpegDecodeOptions = {
       const from = y & ~1
       const to = Math.min(height, y + count)
       if (strip.length < (to - from) * stride) strip = new Uint8Array((to - from + 1) * stride)
-      convertRows(frame, adobeTransform, from, to, strip)
+      convertRows(from, to, strip)
       return strip.subarray((y - from) * stride, (to - from) * stride)
     },
   }
@@ -286,29 +287,32 @@ interface Sampler {
   planeWidth: number
 }
 
-/** Colour-converts rows [y0, y1) of the planes into `data`, row y0 first. */
-function convertRows(frame: Frame, adobeTransform: number, y0: number, y1: number, data: Uint8Array): void {
+/** What colour-converts rows [y0, y1) of the planes into `data`, row y0 first; its samplers are made once. */
+function rowConverter(frame: Frame, adobeTransform: number): (y0: number, y1: number, data: Uint8Array) => void {
   const width = Math.ceil(frame.width / frame.scale)
-  // Stores through a clamped view clamp the colour conversion's results without a branch per channel.
-  const out = new Uint8ClampedArray(data.buffer, data.byteOffset, (y1 - y0) * width * 4)
   const samplers = frame.components.map((c): Sampler => {
     const columns = new Int32Array(width)
     for (let x = 0; x < width; x++) columns[x] = ((x * c.h) / frame.hMax) | 0
     return { plane: c.plane, columns, h: c.h, v: c.v, planeWidth: c.planeWidth }
   })
   const rowStart = (s: Sampler, y: number) => (((y * s.v) / frame.vMax) | 0) * s.planeWidth
-  const rows: Rows = { width, y0, y1 }
   const ids = frame.components.map((c) => c.id)
-  if (samplers.length === 1) grayRows(samplers[0], rowStart, out, rows)
-  else if (samplers.length === 3) {
-    const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
-    if (rgb) rgbRows(samplers, rowStart, out, rows)
-    else if (isSubsampled420(frame) && y0 % 2 === 0) ycbcr420Rows(samplers, out, rows)
-    else ycbcrRows(samplers, rowStart, out, rows)
-  } else {
-    if (adobeTransform === 2) ycbcrRows(samplers, rowStart, out, rows)
-    else rgbRows(samplers, rowStart, out, rows)
-    applyInk(samplers[3], rowStart, out, rows, adobeTransform === 2)
+  const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
+  const subsampled420 = samplers.length === 3 && isSubsampled420(frame)
+  return (y0, y1, data) => {
+    // Stores through a clamped view clamp the colour conversion's results without a branch per channel.
+    const out = new Uint8ClampedArray(data.buffer, data.byteOffset, (y1 - y0) * width * 4)
+    const rows: Rows = { width, y0, y1 }
+    if (samplers.length === 1) grayRows(samplers[0], rowStart, out, rows)
+    else if (samplers.length === 3) {
+      if (rgb) rgbRows(samplers, rowStart, out, rows)
+      else if (subsampled420 && y0 % 2 === 0) ycbcr420Rows(samplers, out, rows)
+      else ycbcrRows(samplers, rowStart, out, rows)
+    } else {
+      if (adobeTransform === 2) ycbcrRows(samplers, rowStart, out, rows)
+      else rgbRows(samplers, rowStart, out, rows)
+      applyInk(samplers[3], rowStart, out, rows, adobeTransform === 2)
+    }
   }
 }
 
