@@ -12,7 +12,7 @@ export function createLocalStore(options: { root: string; bucket: string; baseUr
     return file
   }
   return {
-    async put(path, bytes) {
+    async put(path, body) {
       const file = fileOf(path)
       const dir = dirname(file)
       if (!made.has(dir)) {
@@ -20,7 +20,13 @@ export function createLocalStore(options: { root: string; bucket: string; baseUr
         made.add(dir)
       }
       // wx: a result is written once and never replaced (ids are unique).
-      await writeFile(file, bytes, { flag: 'wx' })
+      try {
+        await writeFile(file, body instanceof Uint8Array ? body : (body as unknown as AsyncIterable<Uint8Array>), { flag: 'wx' })
+      } catch (error) {
+        // A stream that broke off leaves no half-written result (a file that was there already stays).
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await rm(file, { force: true })
+        throw error
+      }
       return publicObjectUrl(options.baseUrl(), options.bucket, path)
     },
     urlOf: (path) => publicObjectUrl(options.baseUrl(), options.bucket, path),

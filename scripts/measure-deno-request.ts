@@ -11,9 +11,11 @@
  * or URL fetch, checks, two database calls) from the local engine's. The photos are synthetic camera-like JPEGs
  * with sensor grain, cached under test-artifacts/.
  *
- * `--providers` measures instead one live-key request per remote engine (FASHN, Vertex, Gemini) against local
- * fakes of their APIs that answer at once, with the largest photos as base64 and as URLs: what preparing the
- * inputs for a provider (re-encoding, base64, the JSON body) and taking its result back cost in memory.
+ * `--providers` measures instead one live-key request per remote engine (FASHN, Vertex, Gemini; `--engines fashn`
+ * for fewer) against local fakes of their APIs on 127.0.0.1 (tests/support/provider-fakes.ts, each speaking its
+ * provider's documented wire format) that answer at once, with the largest photos as base64 and as URLs: what
+ * reading the body, preparing the inputs for a provider (re-encoding, base64, the JSON body), taking its result
+ * back (base64 in the answer, or FASHN's output URL) and storing it cost in memory.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     sizes: { type: 'string', default: '3100x4650,2000x3000,1200x1800' },
     providers: { type: 'boolean', default: false },
+    engines: { type: 'string', default: 'fashn,vertex,gemini' },
   },
 })
 const runs = Number(values.runs)
@@ -201,8 +204,9 @@ async function main() {
     const [width, height] = sizes[0]
     const { shopper, garment } = await photos(width, height)
     const image = `${width}x${height}, ${(shopper.byteLength / MB).toFixed(1)} + ${(garment.byteLength / MB).toFixed(1)} MB`
-    // What the providers send back: a 768×1152 photo-like JPEG.
+    // What the providers send back: a 768×1152 photo-like JPEG (FASHN's CDN serves it without a length, chunked).
     const result = cameraJpeg(drawShopper({ width: 768, height: 1152 }).image, 5, 2 * MB)
+    console.error(`provider result: ${(result.byteLength / MB).toFixed(2)} MB`)
     const fashnFake = await startFashnFake(result, { record: false })
     fashnFake.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.completed(fashnFake.outputUrl))
     const googleFake = await startFakeServer((f) => {
@@ -214,11 +218,12 @@ async function main() {
       '/garment.jpg': { bytes: garment, contentType: 'image/jpeg' },
     })
     const liveKey = await createKey(db.sql, { credits: 10_000, mode: 'live' })
-    const engines: [string, Record<string, string>][] = [
+    const wanted = new Set(values.engines.split(',').map((e) => e.trim()))
+    const engines = ([
       ['fashn', { TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'fa-bench', FASHN_BASE_URL: fashnFake.url }],
       ['vertex', { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'bench-project', VERTEX_ACCESS_TOKEN: 'ya29.bench', VERTEX_BASE_URL: googleFake.url }],
       ['gemini', { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-bench', GEMINI_BASE_URL: googleFake.url }],
-    ]
+    ] as [string, Record<string, string>][]).filter(([engine]) => wanted.has(engine))
     const bodies: [string, unknown][] = [
       ['base64 in the body', { userPhoto: encodeBase64(shopper), productImage: encodeBase64(garment), clothingType: 'Jacket' }],
       ['image URLs', { userPhoto: files.url('/shopper.jpg'), productImage: files.url('/garment.jpg'), clothingType: 'Jacket' }],

@@ -30,7 +30,7 @@ export function createApp(appDeps: Deps): Hono<Env> {
     async (c) => {
       const credential = c.get('credential')
       const origin = c.get('origin')
-      const { input, idempotency } = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode))
+      const { input, idempotency } = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode, deps.config.maxBodyBytes))
 
       const tryOnId = deps.ids.tryOnId()
       const clientHash = await deps.clients.hash(deps.clients.addressOf(c.req.raw, c.env))

@@ -1,7 +1,7 @@
 import type { BillingStore } from './billing/store.ts'
 import type { BridalSteps } from './bridal/ports.ts'
 import type { TryOnEngine } from './engine/types.ts'
-import type { ImageFetcher } from './images/fetch.ts'
+import type { GuardedImageFetcher } from './images/fetch.ts'
 import type { ImageLimits } from './images/types.ts'
 import type { ClientIdentity } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
@@ -67,7 +67,7 @@ export interface Deps {
     live: BridalSteps
     test: BridalSteps
   }
-  fetchImage: ImageFetcher
+  fetchImage: GuardedImageFetcher
   /** The caller's address and its HMAC, for the per-client abuse limits. */
   clients: ClientIdentity
   /** The slots CPU-heavy local work runs in (shared by the engines and bridal steps built with it). */

@@ -1,4 +1,4 @@
-import { encodeBase64 } from '../images/base64.ts'
+import { Base64Bytes } from '../engine/providers/json-body.ts'
 import { readImageHeader } from '../images/sniff.ts'
 import type { GeneratedImage, InputImage } from '../engine/types.ts'
 import { generateContent, inlineImagePart, readReply, replyText, type GeminiConfig } from '../engine/providers/gemini-wire.ts'
@@ -167,7 +167,7 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
  */
 export function createVertexTrainScorer(config: VertexScorerConfig, runtime: ProviderRuntime): TrainScorer {
   const url = vertexGenerateContentUrl(config)
-  const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: encodeBase64(image.bytes) } })
+  const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) } })
   return createJudge('vertex', runtime, part, async (body, signal) => {
     const call = async () =>
       requestJson(runtime, {

@@ -1,6 +1,6 @@
 import { garmentCategoryOf } from '../engine/category.ts'
-import { generatedImageOf } from '../engine/outcome.ts'
-import type { GeneratedImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
+import { generatedImageOf, wholeImage } from '../engine/outcome.ts'
+import type { GeneratedImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import { ApiError } from '../http/errors.ts'
 import type { Scenario } from '../http/request.ts'
 import type { Logger } from '../deps.ts'
@@ -16,8 +16,9 @@ export interface BridalVerdict {
   reason: BridalReason
 }
 
-export interface BridalGeneration {
-  image: GeneratedImage
+export interface BridalGeneration<Image extends ResultImage = ResultImage> {
+  /** The engine's image; bytes once the judge has read it. */
+  image: Image | GeneratedImage
   bridal: BridalVerdict
 }
 
@@ -31,12 +32,12 @@ export const BRIDAL_UNAVAILABLE_MESSAGE =
  * A pre-treatment that crashes stops everything before generation (503). A scorer that is unavailable or
  * fails leaves the verdict open (score null). Engine failures become their usual errors; the caller refunds them.
  */
-export async function generateWithTrain(
-  engine: TryOnEngine,
+export async function generateWithTrain<Image extends ResultImage>(
+  engine: TryOnEngine<Image>,
   steps: BridalSteps,
   request: TryOnRequest,
   options: { threshold: number; log: Logger; tryOnId: string },
-): Promise<BridalGeneration> {
+): Promise<BridalGeneration<Image>> {
   const { person, garment, signal, decodeBudget } = request
   let prepared: PretreatmentOutcome
   try {
@@ -62,7 +63,8 @@ export async function generateWithTrain(
 
   // A photo the pre-treatment gave floor room is the one generated from and judged against.
   const shopper = prepared.person ?? person
-  const image = generatedImageOf(await engine.generate({ ...request, person: shopper, garment: prepared.garment, train: prepared.train }))
+  // The judge reads the result, so a download under way is read whole first.
+  const image = await wholeImage(generatedImageOf(await engine.generate({ ...request, person: shopper, garment: prepared.garment, train: prepared.train })))
   const scored = await scoreSafely(steps, { result: image, person: shopper, garment, signal, decodeBudget }, options)
   if (scored.kind === 'unavailable') return { image, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } }
   const trainScore = roundScore(scored.score)

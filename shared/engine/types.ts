@@ -16,6 +16,23 @@ export interface GeneratedImage {
   engine?: string
 }
 
+/**
+ * A result still arriving from the provider's URL (FASHN's): its first bytes were read and are an image; the
+ * rest streams into storage as it comes, under the download's guards (size cap, timeout, deadline).
+ */
+export interface StreamedImage {
+  stream: ReadableStream<Uint8Array>
+  /** The length the provider's server declared, when it did. */
+  length: number | null
+  contentType: 'image/jpeg' | 'image/png' | 'image/webp'
+  engine?: string
+  /** Why the download stopped short (an ImageFetchError), once it has: a failed upload's cause, or not. */
+  downloadError(): unknown
+}
+
+/** What an engine generated: the bytes, or a download of them under way. */
+export type ResultImage = GeneratedImage | StreamedImage
+
 /** A wedding gown's train as the bridal pre-treatment prepared it: fabric spread on the floor past the feet. */
 export interface TrainSpec {
   /** How far the train reaches past the feet, as a fraction of the wearer's height; 0 draws none. */
@@ -45,14 +62,18 @@ export interface TryOnRequest {
  * Expected outcomes are values so billing can settle on them; only bugs throw.
  * rejected → 422, invalid_input → 400, failed → 500.
  */
-export type EngineOutcome =
-  | { kind: 'generated'; image: GeneratedImage }
+export type EngineOutcome<Image extends ResultImage = ResultImage> =
+  | { kind: 'generated'; image: Image }
   | { kind: 'rejected'; reason: string }
   | { kind: 'invalid_input'; reason: string }
   /** `outage`: the provider could not be reached, timed out or answered 429/5xx (what a circuit breaker counts). */
   | { kind: 'failed'; reason: string; outage?: boolean }
 
-export interface TryOnEngine {
+/** Every outcome but an image: what any engine may answer. */
+export type NoImageOutcome = Exclude<EngineOutcome, { kind: 'generated' }>
+
+/** An engine; one that always answers with the bytes (no download under way) is a TryOnEngine<GeneratedImage>. */
+export interface TryOnEngine<Image extends ResultImage = ResultImage> {
   readonly name: string
-  generate(request: TryOnRequest): Promise<EngineOutcome>
+  generate(request: TryOnRequest): Promise<EngineOutcome<Image>>
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from './errors.ts'
+import { LargeString, parseJsonBytes } from './json-bytes.ts'
+import { readCapped } from './read-capped.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import type { ProductKind } from '../billing/store.ts'
 
@@ -36,8 +38,9 @@ export const scenarios = {
 export type Scenario = keyof typeof scenarios
 
 export interface TryOnInput {
-  userPhoto: string
-  productImage: string
+  /** A large value (an image as base64) stays in the request's bytes, where intake decodes it. */
+  userPhoto: string | LargeString
+  productImage: string | LargeString
   productKind: ProductKind
   clothingType?: string
   parentUrl?: string
@@ -60,8 +63,15 @@ export interface ParsedTryOn {
 /** Printable ASCII, as Stripe and the IETF draft use; long enough for a UUID or a hash. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
-/** Validates Content-Type, JSON, the schema and the scenario and idempotency headers; throws 400s. */
-export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Promise<ParsedTryOn> {
+const IMAGE_FIELDS = ['userPhoto', 'productImage'] as const
+const UTF8_BOM = [0xef, 0xbb, 0xbf]
+
+/**
+ * Validates Content-Type, JSON, the schema and the scenario and idempotency headers; throws 400s.
+ * The body is read once into one array and parsed from it; the images in it stay there as LargeString values
+ * (no body text, no image strings), so two 10 MB images sent as base64 are held as 27 MB, not about 110 MB.
+ */
+export async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxBodyBytes: number): Promise<ParsedTryOn> {
   const contentType = request.headers.get('content-type') ?? ''
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
     throw invalid('Content-Type must be application/json')
@@ -71,10 +81,17 @@ export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Pro
     throw invalid('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces')
   }
 
-  const text = await request.text()
+  // What the idempotency hash covers goes in front of the body, in the same array: `<scenario>\n<body>`.
+  const hashPrefix = new TextEncoder().encode(`${request.headers.get('x-tryon-scenario')?.trim() ?? ''}\n`)
+  const read = await readCapped(request, maxBodyBytes, undefined, () => bodyTooLarge(maxBodyBytes), { reserveBefore: hashPrefix.byteLength })
+  // The body's text never had its byte order mark (UTF-8 decoding drops it): neither does the hash.
+  const bom = UTF8_BOM.every((byte, i) => read[hashPrefix.byteLength + i] === byte) ? UTF8_BOM.length : 0
+  const hashed = read.subarray(bom)
+  hashed.set(hashPrefix)
+  const body = hashed.subarray(hashPrefix.byteLength)
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parseJsonBytes(body)
   } catch {
     throw invalid('The request body is not valid JSON')
   }
@@ -82,31 +99,46 @@ export async function parseTryOnRequest(request: Request, keyMode: KeyMode): Pro
     throw invalid('The request body must be a JSON object')
   }
 
-  const parsed = tryOnRequestSchema.safeParse(json)
+  const fields = json as Record<string, unknown>
+  // Any other large value is an ordinary string for the schema; the images are checked as placeholders.
+  const checked: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(fields)) {
+    const image = (IMAGE_FIELDS as readonly string[]).includes(name)
+    checked[name] = value instanceof LargeString ? (image ? 'placeholder' : value.text()) : value
+  }
+  const parsed = tryOnRequestSchema.safeParse(checked)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw invalid(`${issue.path.join('.') || 'body'} ${issue.message}`)
   }
-  const body = parsed.data
-  const productKind = productKindOf(body.productType)
+  const valid = parsed.data
+  const imageOf = (name: (typeof IMAGE_FIELDS)[number]) => (fields[name] instanceof LargeString ? fields[name] : valid[name])
+  const productKind = productKindOf(valid.productType)
   const scenario = parseScenario(request.headers.get('x-tryon-scenario'), keyMode, productKind)
   const input: TryOnInput = {
-    userPhoto: body.userPhoto,
-    productImage: body.productImage,
+    userPhoto: imageOf('userPhoto'),
+    productImage: imageOf('productImage'),
     productKind,
-    clothingType: body.clothingType || undefined,
-    parentUrl: body.parentUrl || undefined,
-    locale: body.locale || undefined,
+    clothingType: valid.clothingType || undefined,
+    parentUrl: valid.parentUrl || undefined,
+    locale: valid.locale || undefined,
     scenario,
   }
   if (idempotencyKey === null) return { input }
-  return { input, idempotency: { key: idempotencyKey, requestHash: await requestHash(text, scenario) } }
+  return { input, idempotency: { key: idempotencyKey, requestHash: await requestHash(hashed) } }
 }
 
-/** What makes two requests "the same" for an idempotency key: the body as sent, and the forced scenario. */
-async function requestHash(body: string, scenario: Scenario | undefined): Promise<Uint8Array> {
-  const bytes = new TextEncoder().encode(`${scenario ?? ''}\n${body}`)
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+/**
+ * What makes two requests "the same" for an idempotency key: the forced scenario and the body as sent, as
+ * `<scenario>\n<body>` in UTF-8. (The body's bytes, which for any well-formed UTF-8 body are what its text
+ * encoded back gives, as this hash was first computed.)
+ */
+async function requestHash(scenarioAndBody: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', scenarioAndBody))
+}
+
+function bodyTooLarge(maxBodyBytes: number): ApiError {
+  return new ApiError('payload_too_large', `The request body exceeds ${Math.round(maxBodyBytes / 1024 / 1024)} MB; send large images as URLs`)
 }
 
 function parseScenario(header: string | null, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {

@@ -2,7 +2,27 @@ import { isIpLiteral, isLocalHostname, isPublicAddress } from './address.ts'
 import { untilAborted } from '../abort.ts'
 import { readCapped } from '../http/read-capped.ts'
 
-export type ImageFetcher = (url: URL, options: { maxBytes: number; signal?: AbortSignal; timeoutMs?: number }) => Promise<Uint8Array>
+export interface ImageFetchOptions {
+  maxBytes: number
+  signal?: AbortSignal
+  timeoutMs?: number
+}
+
+export type ImageFetcher = (url: URL, options: ImageFetchOptions) => Promise<Uint8Array>
+
+/** An image download under way: its guards (size cap, timeout, caller's signal) hold until its stream ends. */
+export interface OpenedImage {
+  /** The body, cut off with an ImageFetchError (too_large, timeout, aborted, network) when a guard trips. */
+  stream: ReadableStream<Uint8Array>
+  /** The length the server declared, when it did (a declared length over the cap is refused before). */
+  length: number | null
+}
+
+/** The same fetch, answered as soon as the headers are in, the body still to come. */
+export type ImageOpener = (url: URL, options: ImageFetchOptions) => Promise<OpenedImage>
+
+/** The guarded fetch both ways: whole (image intake) or as a stream (a provider's result, into storage). */
+export type GuardedImageFetcher = ImageFetcher & { open: ImageOpener }
 
 export type ImageFetchFailure =
   | 'scheme'
@@ -51,7 +71,7 @@ export interface ImageFetcherOptions {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const ACCEPT = 'image/jpeg, image/png, image/webp;q=0.9, */*;q=0.1'
 
-export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
+export function createImageFetcher(options: ImageFetcherOptions): GuardedImageFetcher {
   const { resolveHost, allowPrivateHosts = false, maxRedirects = 3 } = options
   const platformFetch = options.fetch
 
@@ -82,7 +102,8 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
     if (!addresses.every(isPublicAddress)) throw refused
   }
 
-  async function fetchFollowingRedirects(start: URL, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+  /** The response of the last hop, checked: address, redirects, status and declared length. */
+  async function fetchFollowingRedirects(start: URL, maxBytes: number, signal: AbortSignal): Promise<Response> {
     let url = start
     for (let redirects = 0; ; redirects++) {
       await checkDestination(url, signal)
@@ -102,11 +123,21 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           status: response.status,
         })
       }
-      return readCapped(response, maxBytes, signal, () => new ImageFetchError('too_large', `the image is larger than ${maxBytes} bytes`))
+      const declared = declaredLength(response)
+      if (declared !== null && declared > maxBytes) {
+        discard(response)
+        throw tooLarge(maxBytes)
+      }
+      return response
     }
   }
 
-  return async (url, { maxBytes, signal, timeoutMs = options.timeoutMs ?? 10_000 }) => {
+  /**
+   * Runs `work` under one deadline for the whole fetch (DNS, connect, headers, redirects and body) and the
+   * caller's signal; `work` answers when its guards may go (at once, or when a stream it hands on ends).
+   */
+  async function guarded<T>(url: URL, fetchOptions: ImageFetchOptions, work: (response: Response, signal: AbortSignal, done: () => void) => Promise<T>): Promise<T> {
+    const { maxBytes, signal, timeoutMs = defaultTimeoutMs } = fetchOptions
     if (signal?.aborted) throw new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal.reason })
     const deadline = new AbortController()
     const timer = setTimeout(
@@ -116,22 +147,90 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
     const onCallerAbort = () =>
       deadline.abort(new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal?.reason }))
     signal?.addEventListener('abort', onCallerAbort, { once: true })
-    try {
-      return await fetchFollowingRedirects(url, maxBytes, deadline.signal)
-    } catch (error) {
-      if (error instanceof ImageFetchError) throw error
-      if (deadline.signal.aborted) throw deadline.signal.reason
-      if (isBlockedAddress(error)) {
-        throw new ImageFetchError('address', 'the image URL points to a private, local or reserved address', {
-          cause: error,
-        })
-      }
-      throw new ImageFetchError('network', 'the image host could not be reached', { cause: error })
-    } finally {
+    let handedOn = false
+    const done = () => {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onCallerAbort)
     }
+    try {
+      const response = await fetchFollowingRedirects(url, maxBytes, deadline.signal)
+      const result = await work(response, deadline.signal, done)
+      handedOn = true
+      return result
+    } catch (error) {
+      throw fetchFailure(error, deadline.signal)
+    } finally {
+      if (!handedOn) done()
+    }
   }
+
+  const defaultTimeoutMs = options.timeoutMs ?? 10_000
+  const fetchImage: ImageFetcher = (url, fetchOptions) =>
+    guarded(url, fetchOptions, async (response, signal, done) => {
+      try {
+        return await readCapped(response, fetchOptions.maxBytes, signal, () => tooLarge(fetchOptions.maxBytes))
+      } finally {
+        done()
+      }
+    })
+  const open: ImageOpener = (url, fetchOptions) =>
+    guarded(url, fetchOptions, async (response, signal, done) => ({
+      stream: cappedStream(response, fetchOptions.maxBytes, signal, done),
+      length: declaredLength(response),
+    }))
+  return Object.assign(fetchImage, { open })
+}
+
+/** The body, counted as it goes: past `maxBytes`, or once `signal` aborts, it errors and the download stops. */
+function cappedStream(response: Response, maxBytes: number, signal: AbortSignal, done: () => void): ReadableStream<Uint8Array> {
+  if (!response.body) {
+    done()
+    return new ReadableStream({ start: (controller) => controller.close() })
+  }
+  const reader = response.body.getReader()
+  let total = 0
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: ended, value } = await untilAborted(reader.read(), signal)
+        if (ended) {
+          done()
+          controller.close()
+          return
+        }
+        total += value.byteLength
+        if (total > maxBytes) throw tooLarge(maxBytes)
+        controller.enqueue(value)
+      } catch (error) {
+        done()
+        reader.cancel().catch(() => {})
+        controller.error(fetchFailure(error, signal))
+      }
+    },
+    cancel(reason) {
+      done()
+      return reader.cancel(reason)
+    },
+  })
+}
+
+function tooLarge(maxBytes: number): ImageFetchError {
+  return new ImageFetchError('too_large', `the image is larger than ${maxBytes} bytes`)
+}
+
+function declaredLength(response: Response): number | null {
+  const declared = response.headers.get('content-length')?.trim()
+  return declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null
+}
+
+/** Any failure of a fetch, as the ImageFetchError it amounts to. */
+function fetchFailure(error: unknown, deadline: AbortSignal): unknown {
+  if (error instanceof ImageFetchError) return error
+  if (deadline.aborted) return deadline.reason
+  if (isBlockedAddress(error)) {
+    return new ImageFetchError('address', 'the image URL points to a private, local or reserved address', { cause: error })
+  }
+  return new ImageFetchError('network', 'the image host could not be reached', { cause: error })
 }
 
 function nextHop(location: string | null, from: URL): URL {

@@ -1,6 +1,8 @@
 import type { InputImage } from '../engine/types.ts'
 import { ApiError } from '../http/errors.ts'
+import { LargeString } from '../http/json-bytes.ts'
 import { decodeBase64, decodedLengthOf } from './base64.ts'
+import { readInlineBase64, type InlineBase64 } from './base64-in-place.ts'
 import { ImageFetchError, type ImageFetcher } from './fetch.ts'
 import { readImageHeader } from './sniff.ts'
 import type { ImageField, ImageLimits } from './types.ts'
@@ -18,14 +20,20 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i
 
 /**
  * Turns a `userPhoto` / `productImage` value (URL, data URI or raw base64) into
- * validated image bytes, or throws an ApiError naming the field.
+ * validated image bytes, or throws an ApiError naming the field. A value still in the request's bytes
+ * (LargeString) is decoded there when it is plain base64, with the same answers as its string would get.
  */
 export async function intakeImage(
   field: ImageField,
-  value: string,
+  value: string | LargeString,
   deps: ImageIntakeDeps,
   signal?: AbortSignal,
 ): Promise<InputImage> {
+  if (value instanceof LargeString) {
+    const inline = readInlineBase64(value)
+    if (inline) return checkImage(field, decodeInline(field, inline, deps.limits), deps.limits)
+    value = value.text()
+  }
   const text = value.trim()
   if (text === '') {
     throw new ApiError('invalid_request', `${field}: is empty; send ${ACCEPTED_FORMS}`)
@@ -37,20 +45,22 @@ export async function intakeImage(
     // Base64 never contains ':', so anything with a scheme is meant as a URL.
     bytes = await fetchFromUrl(field, text, deps, signal)
   } else {
-    bytes = decodePayload(field, text, deps.limits, `is neither a URL nor valid base64; send ${ACCEPTED_FORMS}`)
+    bytes = decodePayload(field, text, deps.limits, NEITHER_URL_NOR_BASE64)
   }
   return checkImage(field, bytes, deps.limits)
 }
 
 function decodeDataUri(field: ImageField, text: string, limits: ImageLimits): Uint8Array {
   const prefix = DATA_URI_PREFIX.exec(text)
-  if (!prefix) {
-    throw new ApiError(
-      'invalid_request',
-      `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`,
-    )
-  }
-  return decodePayload(field, text.slice(prefix[0].length), limits, 'the data URI payload is not valid base64')
+  if (!prefix) throw malformedDataUri(field)
+  return decodePayload(field, text.slice(prefix[0].length), limits, INVALID_PAYLOAD)
+}
+
+const NEITHER_URL_NOR_BASE64 = `is neither a URL nor valid base64; send ${ACCEPTED_FORMS}`
+const INVALID_PAYLOAD = 'the data URI payload is not valid base64'
+
+function malformedDataUri(field: ImageField): ApiError {
+  return new ApiError('invalid_request', `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`)
 }
 
 function decodePayload(field: ImageField, payload: string, limits: ImageLimits, invalid: string): Uint8Array {
@@ -62,6 +72,17 @@ function decodePayload(field: ImageField, payload: string, limits: ImageLimits, 
   const bytes = decodeBase64(payload)
   if (!bytes) throw new ApiError('invalid_request', `${field}: ${invalid}`)
   return bytes
+}
+
+function decodeInline(field: ImageField, inline: InlineBase64, limits: ImageLimits): Uint8Array {
+  if (inline.prefix !== '' && DATA_URI_PREFIX.exec(inline.prefix.trimStart())?.[0] !== inline.prefix.trimStart()) {
+    throw malformedDataUri(field)
+  }
+  if (inline.decodedLength > limits.maxBytes) throw tooLarge(field, limits, inline.decodedLength)
+  if (!inline.valid) {
+    throw new ApiError('invalid_request', `${field}: ${inline.prefix === '' ? NEITHER_URL_NOR_BASE64 : INVALID_PAYLOAD}`)
+  }
+  return inline.decode()
 }
 
 async function fetchFromUrl(

@@ -1,7 +1,10 @@
 /** Where generated images go: a public bucket whose URLs never expire by themselves. */
 export interface ResultStore {
-  /** Stores the bytes at `path` inside the bucket and returns their permanent public URL. */
-  put(path: string, bytes: Uint8Array, contentType: string): Promise<string>
+  /**
+   * Stores the image at `path` inside the bucket and returns its permanent public URL. A stream (a provider's
+   * result still downloading) is written as it arrives; if it errors, the put fails and nothing is stored.
+   */
+  put(path: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<string>
   /** The public URL of the object at `path`, the one `put` returned. */
   urlOf(path: string): string
   /** Removes the object at `path` (a shopper's erasure request); removing one that is not there is not an error. */

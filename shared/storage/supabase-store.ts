@@ -30,8 +30,10 @@ export function createSupabaseStore(options: SupabaseStoreOptions): ResultStore 
   }
 
   return {
-    async put(path, bytes, contentType) {
-      const { error } = await bucket.upload(path, bytes, {
+    async put(path, body, contentType) {
+      // supabase-js sends a ReadableStream as it is read (with `duplex: 'half'`); Storage writes nothing from an
+      // upload that breaks off.
+      const { error } = await bucket.upload(path, body, {
         contentType,
         cacheControl: String(RESULT_CACHE_SECONDS),
         // A second write to the same path is a bug: never replace a delivered result.

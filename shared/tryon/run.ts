@@ -3,8 +3,8 @@ import type { BridalSteps } from '../bridal/ports.ts'
 import type { Deps } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
-import { generatedImageOf, withScenario } from '../engine/outcome.ts'
-import type { GeneratedImage, InputImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
+import { generatedImageOf, generationFailed, withScenario } from '../engine/outcome.ts'
+import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import { DatabaseUnavailable, type Settlement } from '../billing/store.ts'
 import { ApiError, databaseUnavailable, settlementUnknown } from '../http/errors.ts'
 import type { TryOnInput } from '../http/request.ts'
@@ -33,7 +33,7 @@ export interface TryOnSuccess {
 
 /** What a generation produced and the outcome billing settles on. */
 interface Generation {
-  image: GeneratedImage
+  image: ResultImage
   outcome: string
   bridal?: BridalVerdict
 }
@@ -194,10 +194,18 @@ async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, r
   return { image, outcome: bridal.reason, bridal }
 }
 
-async function storeResult(deps: Deps, path: string, image: GeneratedImage): Promise<string> {
+/** Stores the result; one still downloading from the provider streams straight into storage. */
+async function storeResult(deps: Deps, path: string, image: ResultImage): Promise<string> {
+  const body = 'bytes' in image ? image.bytes : image.stream
   try {
-    return await raceDeadline(deps.store.put(path, image.bytes, image.contentType), AbortSignal.timeout(deps.config.storeTimeoutMs), 'storing the result')
+    return await raceDeadline(deps.store.put(path, body, image.contentType), AbortSignal.timeout(deps.config.storeTimeoutMs), 'storing the result')
   } catch (error) {
+    // The provider's download stopped short (its size cap, its timeout): the generation failed, not the storage.
+    const download = 'bytes' in image ? undefined : image.downloadError()
+    if (download !== undefined) {
+      deps.log({ level: 'error', msg: 'result download failed while it was being stored', path, engine: image.engine, error: String(download) })
+      throw generationFailed()
+    }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
     throw new ApiError('storage_failed', 'The result could not be stored. No credits were charged; you may retry.')
   }

@@ -1,8 +1,10 @@
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { decodeBase64, encodeBase64 } from '../../shared/images/base64.ts'
 import { readImageHeader } from '../../shared/images/sniff.ts'
 import type { CreatedKey } from '../support/database.ts'
-import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
+import { makeGarmentPhoto, makeNoiseImage, makeShopperPhoto } from '../support/images.ts'
 import {
   fashn,
   FASHN_PREDICTION,
@@ -145,6 +147,45 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     const key = await t.createKey({ credits: 1, mode: 'live' })
     expectErrorBody(await post(key), 500, 'generation_failed')
     await x.expectBalanced(key, 1)
+  })
+
+  describe('a large result streams from FASHN’s URL into our bucket', () => {
+    const large = makeNoiseImage({ width: 640, height: 640, format: 'jpeg' }).bytes
+    const outputPath = () => new URL(fake.outputUrl).pathname
+    const storedFiles = async () => (await readdir(join(t.dataDir, 'storage'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name)
+
+    it('stores the provider’s bytes exactly and charges 1 credit', async () => {
+      expect(large.byteLength).toBeGreaterThan(300_000)
+      fake.script('GET', outputPath(), { parts: [large.subarray(0, 280_000), large.subarray(280_000)], contentType: 'image/jpeg' })
+      const key = await t.createKey({ credits: 1, mode: 'live' })
+      const res = await post(key)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const stored = await fetch(res.body.resultUrl)
+      expect(Buffer.from(await stored.arrayBuffer()).equals(Buffer.from(large))).toBe(true)
+      await x.expectBalanced(key, 0)
+    })
+
+    it('a body that passes the 25 MB cap mid-stream: 500 generation_failed, refunded, nothing left in the bucket', async () => {
+      const before = await storedFiles()
+      fake.script('GET', outputPath(), { parts: [large, new Uint8Array(25 * 1024 * 1024)], contentType: 'image/jpeg' })
+      const key = await t.createKey({ credits: 1, mode: 'live' })
+      expectErrorBody(await post(key), 500, 'generation_failed')
+      expect(await x.latestTryOn(key)).toMatchObject({ status: 'failed', outcome: 'generation_failed', credits_charged: 0 })
+      expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
+      await x.expectBalanced(key, 1)
+      expect(await storedFiles()).toEqual(before)
+      expect(JSON.stringify(t.logs)).toContain('result download failed while it was being stored')
+    })
+
+    it('a wedding dress: the judge reads the streamed result whole, and the result is stored', async () => {
+      fake.script('GET', outputPath(), { parts: [large.subarray(0, 280_000), large.subarray(280_000)], contentType: 'image/jpeg' })
+      const key = await t.createKey({ credits: 2, mode: 'live' })
+      const res = await post(key, wedding)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.bridal).toMatchObject({ applied: true })
+      const stored = await fetch(res.body.resultUrl)
+      expect(Buffer.from(await stored.arrayBuffer()).equals(Buffer.from(large))).toBe(true)
+    })
   })
 
   it('a wedding dress goes to FASHN as a one-piece with floor room added below the feet, and is billed by the bridal rules', async () => {

@@ -45,6 +45,26 @@ describe('the Supabase Storage result store', () => {
     expect(Buffer.compare(Buffer.from(await served.arrayBuffer()), Buffer.from(image))).toBe(0)
   })
 
+  it('uploads a stream as it arrives; one that breaks off fails the put and stores nothing', async () => {
+    const image = makeShopperPhoto({ width: 300, height: 500, format: 'jpeg' }).bytes
+    const streamOf = (parts: Uint8Array[], error?: Error) => {
+      let next = 0
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (next < parts.length) controller.enqueue(parts[next++])
+          else if (error) controller.error(error)
+          else controller.close()
+        },
+      })
+    }
+    const half = Math.floor(image.byteLength / 2)
+    await store().put('2026/11/streamed.jpg', streamOf([image.subarray(0, half), image.subarray(half)]), 'image/jpeg')
+    expect(Buffer.compare(storage.objects.get('tryon-results/2026/11/streamed.jpg')!.bytes, Buffer.from(image))).toBe(0)
+
+    await expect(store().put('2026/11/broken.jpg', streamOf([image.subarray(0, half)], new Error('the download passed its cap')), 'image/jpeg')).rejects.toThrow()
+    expect(storage.objects.has('tryon-results/2026/11/broken.jpg')).toBe(false)
+  })
+
   it('keeps PNG and WebP results typed as they are', async () => {
     await store().put('2026/11/a.png', new Uint8Array(2048).fill(7), 'image/png')
     await store().put('2026/11/b.webp', new Uint8Array(2048).fill(9), 'image/webp')

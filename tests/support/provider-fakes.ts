@@ -22,6 +22,8 @@ export type FakeReply =
   | { hang: true }
   /** Reads the whole request, then closes the connection without a word: the request did reach the provider. */
   | { drop: true }
+  /** A body in parts and without a Content-Length (chunked), then ended, or held open (`hang`) until the client gives up. */
+  | { parts: Uint8Array[]; contentType?: string; hang?: boolean }
 
 type Handler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>
 
@@ -61,6 +63,13 @@ export async function startFakeServer(defaults: (fake: FakeServer) => void = () 
     }
     const next = route.replies.length > 1 ? route.replies.shift()! : route.replies[0]
     const reply = typeof next === 'function' ? await next(recorded) : next
+    if ('parts' in reply) {
+      res.writeHead(200, { 'content-type': reply.contentType ?? 'application/octet-stream' })
+      for (const part of reply.parts) res.write(part)
+      if (reply.hang) req.socket.once('close', () => res.destroy())
+      else res.end()
+      return
+    }
     if ('hang' in reply) {
       // Held until the client aborts; the socket is then closed without an answer.
       req.socket.once('close', () => res.destroy())

@@ -1,4 +1,4 @@
-import type { EngineOutcome, GarmentCategory, InputImage, TryOnEngine, TryOnRequest } from '../types.ts'
+import type { EngineOutcome, GarmentCategory, GeneratedImage, InputImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import { decodeImage, encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from './codecs/index.ts'
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
@@ -22,19 +22,19 @@ const GARMENT_SIDE = 768
 /** A photo narrower than this on either side cannot show a person; the shopper must send another one. */
 const MIN_PERSON_SIDE = 32
 
-type Stage<T> = { ok: true; value: T } | { ok: false; outcome: EngineOutcome }
+type Stage<T> = { ok: true; value: T } | { ok: false; outcome: NoImageOutcome }
 
 /**
  * The embedded, offline try-on engine: cuts the garment out of its product photo, finds the person's
  * silhouette and landmarks, warps the garment onto the body row by row and shades it with the photo's own light.
  * Pure TypeScript on Web-standard APIs, deterministic: the same inputs always give the same JPEG bytes.
  */
-export function createLocalEngine(options: LocalEngineOptions = {}): TryOnEngine {
+export function createLocalEngine(options: LocalEngineOptions = {}): TryOnEngine<GeneratedImage> {
   const maxOutputSide = options.maxOutputSide ?? DEFAULT_OUTPUT_SIDE
   const jpegQuality = options.jpegQuality ?? 88
   return {
     name: 'local',
-    async generate(request: TryOnRequest): Promise<EngineOutcome> {
+    async generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
       try {
         return await tryOn(request, maxOutputSide, jpegQuality)
       } catch (error) {
@@ -44,13 +44,13 @@ export function createLocalEngine(options: LocalEngineOptions = {}): TryOnEngine
   }
 }
 
-async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: number): Promise<EngineOutcome> {
+async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: number): Promise<EngineOutcome<GeneratedImage>> {
   const aborted = async (): Promise<boolean> => {
     // Let pending events (a client disconnect, a timeout) run so an abort can be seen between stages.
     await new Promise((resolve) => setTimeout(resolve, 0))
     return request.signal?.aborted === true
   }
-  const abortedOutcome: EngineOutcome = { kind: 'failed', reason: 'aborted' }
+  const abortedOutcome: NoImageOutcome = { kind: 'failed', reason: 'aborted' }
   if (request.signal?.aborted) return abortedOutcome
 
   // The garment first: it decodes at the smaller scale, so a request with one broken image fails at the lower cost.

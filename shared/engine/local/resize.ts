@@ -1,23 +1,39 @@
-import type { RgbaImage } from './codecs/raster.ts'
+import { rgbaRows, type RgbaImage, type RowSource } from './codecs/raster.ts'
 
 /** Area-average downscale so the long side is at most maxLongSide; returns the image itself when already small enough. */
 export function downscaleToFit(image: RgbaImage, maxLongSide: number): RgbaImage {
+  const size = fitted(image, maxLongSide)
+  return size ? resizeArea(image, size.width, size.height) : image
+}
+
+/** downscaleToFit as a row source: each strip asked for is computed from the source rows it covers. */
+export function downscaleRowsToFit(source: RowSource, maxLongSide: number): RowSource {
+  const size = fitted(source, maxLongSide)
+  return size ? resizeAreaRows(source, size.width, size.height) : source
+}
+
+function fitted(image: { width: number; height: number }, maxLongSide: number): { width: number; height: number } | undefined {
   const longSide = Math.max(image.width, image.height)
-  if (longSide <= maxLongSide) return image
+  if (longSide <= maxLongSide) return undefined
   const factor = maxLongSide / longSide
-  return resizeArea(image, Math.max(1, Math.round(image.width * factor)), Math.max(1, Math.round(image.height * factor)))
+  return { width: Math.max(1, Math.round(image.width * factor)), height: Math.max(1, Math.round(image.height * factor)) }
 }
 
 /** Separable box-filter resize for shrinking: every source pixel contributes to exactly one output pixel per axis. */
 export function resizeArea(image: RgbaImage, width: number, height: number): RgbaImage {
-  const { width: sw, height: sh } = image
+  const data = new Uint8Array(width * height * 4)
+  resizeAreaRows(rgbaRows(image), width, height, data).rows(0, height)
+  return { width, height, data }
+}
+
+/**
+ * resizeArea one strip at a time: output rows [y, y + count) read only the source rows they cover, once.
+ * `into` is where the strips go (by default a buffer of the largest strip asked for).
+ */
+export function resizeAreaRows(source: RowSource, width: number, height: number, into?: Uint8Array): RowSource {
+  const sw = source.width
   const columnStart = spans(sw, width)
-  const rowStart = spans(sh, height)
-  // One 32-bit read per pixel; the four byte lanes are summed apart, so byte order does not matter.
-  const aligned = image.data.byteOffset % 4 === 0 ? image.data : image.data.slice()
-  const pixels = new Int32Array(aligned.buffer, aligned.byteOffset, sw * sh)
-  const out = new Uint8Array(width * height * 4)
-  const words = new Int32Array(out.buffer)
+  const rowStart = spans(source.height, height)
   let largestBox = 0
   for (let y = 0; y < height; y++) largestBox = Math.max(largestBox, rowStart[y + 1] - rowStart[y])
   let widestBox = 0
@@ -25,9 +41,26 @@ export function resizeArea(image: RgbaImage, width: number, height: number): Rgb
   largestBox *= widestBox
   // Lanes 0 and 2 (and 1 and 3) are summed together in the 16-bit halves of one number, which holds the sum
   // of up to 257 bytes without carrying into its neighbour; larger boxes take one number per lane.
-  if (largestBox <= 257) packedRows(pixels, sw, columnStart, rowStart, words, width, height)
-  else laneRows(pixels, sw, columnStart, rowStart, words, width, height)
-  return { width, height, data: out }
+  const packed = largestBox <= 257
+  const sums = packed ? new Int32Array(2 * sw) : new Float64Array(4 * sw)
+  let strip = into ?? new Uint8Array(0)
+  return {
+    width,
+    height,
+    rows(y, count) {
+      const bytes = count * width * 4
+      if (strip.length < bytes) strip = new Uint8Array(bytes)
+      const first = rowStart[y]
+      const read = source.rows(first, rowStart[y + count] - first)
+      // One 32-bit read per pixel; the four byte lanes are summed apart, so byte order does not matter.
+      const aligned = read.byteOffset % 4 === 0 ? read : read.slice()
+      const pixels = new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length >> 2)
+      const out = new Int32Array(strip.buffer, strip.byteOffset, bytes >> 2)
+      if (packed) packedRows(pixels, first, sw, columnStart, rowStart, out, width, y, y + count, sums as Int32Array)
+      else laneRows(pixels, first, sw, columnStart, rowStart, out, width, y, y + count, sums as Float64Array)
+      return strip.subarray(0, bytes)
+    },
+  }
 }
 
 /**
@@ -35,19 +68,21 @@ export function resizeArea(image: RgbaImage, width: number, height: number): Rgb
  * then those sums summed across each output pixel's span, and the exact box mean rounded (by multiplying
  * with the reciprocal, as division is slow; the nudge keeps exact halves rounding up).
  */
-function packedRows(pixels: Int32Array, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, height: number): void {
-  const evenSums = new Int32Array(sw)
-  const oddSums = new Int32Array(sw)
-  for (let y = 0, o = 0; y < height; y++) {
+function packedRows(
+  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, sums: Int32Array,
+): void {
+  const evenSums = sums.subarray(0, sw)
+  const oddSums = sums.subarray(sw)
+  for (let y = y0, o = 0; y < y1; y++) {
     const from = rowStart[y]
     const to = rowStart[y + 1]
-    for (let p = from * sw, s = 0; s < sw; p++, s++) {
+    for (let p = (from - first) * sw, s = 0; s < sw; p++, s++) {
       const v = pixels[p]
       evenSums[s] = v & 0xff00ff
       oddSums[s] = (v >>> 8) & 0xff00ff
     }
     for (let sy = from + 1; sy < to; sy++) {
-      for (let p = sy * sw, s = 0; s < sw; p++, s++) {
+      for (let p = (sy - first) * sw, s = 0; s < sw; p++, s++) {
         const v = pixels[p]
         evenSums[s] += v & 0xff00ff
         oddSums[s] += (v >>> 8) & 0xff00ff
@@ -69,14 +104,15 @@ function packedRows(pixels: Int32Array, sw: number, columnStart: Int32Array, row
   }
 }
 
-function laneRows(pixels: Int32Array, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, height: number): void {
-  const columnSums = new Float64Array(sw * 4)
-  for (let y = 0, o = 0; y < height; y++) {
+function laneRows(
+  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, columnSums: Float64Array,
+): void {
+  for (let y = y0, o = 0; y < y1; y++) {
     const from = rowStart[y]
     const to = rowStart[y + 1]
     columnSums.fill(0)
     for (let sy = from; sy < to; sy++) {
-      for (let p = sy * sw, end = p + sw, s = 0; p < end; p++, s += 4) {
+      for (let p = (sy - first) * sw, end = p + sw, s = 0; p < end; p++, s += 4) {
         const v = pixels[p]
         columnSums[s] += v & 255
         columnSums[s + 1] += (v >>> 8) & 255

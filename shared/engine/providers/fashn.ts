@@ -76,11 +76,11 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
       transientStatus(status) && errorName(body) !== undefined && errorName(body) !== 'OutOfCredits',
   })
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
-    const { signal } = request
+  /** POST /v1/run. The inputs are prepared here, so nothing holds them once the run is submitted. */
+  async function submit(request: TryOnRequest): Promise<JsonAnswer> {
     const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT)
     const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT)
-    const submitted = await requestJson(runtime, {
+    return requestJson(runtime, {
       ...runCall(request),
       url: `${base}/v1/run`,
       method: 'POST',
@@ -96,6 +96,11 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
         },
       },
     })
+  }
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+    const { signal } = request
+    const submitted = await submit(request)
     const id = predictionId(submitted)
     if (typeof id !== 'string') return id
 

@@ -1,7 +1,8 @@
-import { encodeBase64 } from '../../images/base64.ts'
+import { isText, LargeString } from '../../http/json-bytes.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import type { PreparedImage } from './images.ts'
+import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord, field } from './json.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -17,7 +18,7 @@ export function generateContentUrl(config: GeminiConfig, model: string): string 
 
 /** An image part as the REST reference writes it (snake_case), raw base64 without a data: prefix. */
 export function inlineImagePart(image: PreparedImage): Record<string, unknown> {
-  return { inline_data: { mime_type: image.contentType, data: encodeBase64(image.bytes) } }
+  return { inline_data: { mime_type: image.contentType, data: new Base64Bytes(image.bytes) } }
 }
 
 export async function generateContent(
@@ -32,6 +33,8 @@ export async function generateContent(
     minAttemptMs?: number
     attemptTimeoutMs: number
     maxResponseBytes: number
+    /** The answer carries an image: leave its base64 in the answer's bytes (JsonCall.largeStrings). */
+    largeStrings?: boolean
     retry?: RetryPolicy
   },
 ): Promise<JsonAnswer> {
@@ -48,13 +51,14 @@ export async function generateContent(
     serverDelayMs: googleRetryDelayMs,
     attemptTimeoutMs: call.attemptTimeoutMs,
     maxResponseBytes: call.maxResponseBytes,
+    largeStrings: call.largeStrings,
     retry: call.retry,
   })
 }
 
 /** What a generateContent answer amounts to, whichever spelling (camelCase or snake_case) it used. */
 export type GeminiReply =
-  | { kind: 'image'; data: string; mimeType: string | undefined }
+  | { kind: 'image'; data: string | LargeString; mimeType: string | undefined }
   | { kind: 'blocked'; where: 'prompt' | 'candidate'; reason: string; message?: string }
   | { kind: 'text'; text: string }
   | { kind: 'empty'; finishReason: string | undefined; finishMessage?: string }
@@ -89,7 +93,7 @@ export function readReply(body: unknown): GeminiReply {
     const inline = asRecord(field(part, 'inlineData', 'inline_data'))
     const data = inline.data
     const mimeType = stringOr(field(inline, 'mimeType', 'mime_type'))
-    if (typeof data !== 'string' || data === '' || (mimeType !== undefined && !mimeType.startsWith('image/'))) return []
+    if (!isText(data) || data === '' || (mimeType !== undefined && !mimeType.startsWith('image/'))) return []
     return [{ data, mimeType, thought: part.thought === true }]
   })
   const image = images.filter((i) => !i.thought).at(-1) ?? images.at(-1)
@@ -112,7 +116,7 @@ export function replyText(body: unknown): string | undefined {
 }
 
 function textOf(parts: Record<string, unknown>[]): string {
-  return parts.filter((p) => p.thought !== true && typeof p.text === 'string').map((p) => p.text as string).join('')
+  return parts.filter((p) => p.thought !== true && isText(p.text)).map((p) => (p.text instanceof LargeString ? p.text.text() : (p.text as string))).join('')
 }
 
 function stringOr(value: unknown): string | undefined {

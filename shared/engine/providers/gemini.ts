@@ -1,7 +1,7 @@
-import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import type { EngineOutcome, GeneratedImage, TryOnEngine, TryOnRequest } from '../types.ts'
 import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfig } from './gemini-wire.ts'
 import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
-import { excerpt, type RetryPolicy } from './http.ts'
+import { excerpt, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
 import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
@@ -25,13 +25,14 @@ export const GEMINI_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], max
 const NAME = 'gemini'
 
 /** Gemini image generation (generateContent): the two images inline with a try-on instruction, the image back inline. */
-export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine {
+export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine<GeneratedImage> {
   const output = options.output ?? defaultOutputLimits
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+  /** The generateContent call. The inputs are prepared here, so nothing holds them once it has answered. */
+  async function send(request: TryOnRequest): Promise<JsonAnswer> {
     const person = prepareInput(request.person, 'userPhoto', GEMINI_INPUT)
     const garment = prepareInput(request.garment, 'productImage', GEMINI_INPUT)
-    const answer = await generateContent(runtime, config, {
+    return generateContent(runtime, config, {
       provider: NAME,
       model: config.model,
       signal: request.signal,
@@ -40,6 +41,7 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
       minAttemptMs: 5_000,
       attemptTimeoutMs: 90_000,
       maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 256 * 1024,
+      largeStrings: true,
       retry: options.retry,
       body: {
         contents: [{ role: 'user', parts: [{ text: tryOnPrompt(request) }, inlineImagePart(person), inlineImagePart(garment)] }],
@@ -49,6 +51,10 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
         },
       },
     })
+  }
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
+    const answer = await send(request)
     if (answer.status !== 200) {
       const error = apiError(answer)
       return failedAnswer(NAME, runtime, answer.status, `generateContent answered HTTP ${answer.status}`, { providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) })

@@ -1,5 +1,7 @@
 import type { ProviderRuntime } from './runtime.ts'
+import { parseJsonBytes } from '../../http/json-bytes.ts'
 import { readCapped } from '../../http/read-capped.ts'
+import { jsonBody, type JsonBody } from './json-body.ts'
 
 /** Why a provider call produced no answer we can read. */
 export type ProviderFailureKind = 'deadline' | 'timeout' | 'network' | 'malformed' | 'too_large' | 'refused' | 'auth'
@@ -40,7 +42,7 @@ export interface JsonCall {
   url: string
   method?: 'GET' | 'POST'
   headers?: Record<string, string>
-  /** Sent as JSON. */
+  /** Sent as JSON; the Base64Bytes in it are written as base64 strings a chunk at a time (json-body.ts). */
   body?: unknown
   /** Sent as application/x-www-form-urlencoded instead of a JSON body. */
   form?: Record<string, string>
@@ -53,6 +55,11 @@ export interface JsonCall {
   /** One attempt (connect, headers and body) gives up after this long and counts as transient. */
   attemptTimeoutMs: number
   maxResponseBytes: number
+  /**
+   * The answer carries an image as base64 (Gemini's inlineData, Vertex's bytesBase64Encoded): its strings of
+   * 64 KB or more stay in the answer's bytes as LargeString values, decoded there (json-bytes.ts).
+   */
+  largeStrings?: boolean
   retry?: RetryPolicy
   /** Which answers deserve another attempt; by default 429 and 5xx. */
   isTransient?: (status: number, body: unknown) => boolean
@@ -87,6 +94,7 @@ export async function requestJson(runtime: ProviderRuntime, call: JsonCall): Pro
   const isTransient = call.isTransient ?? ((status: number) => transientStatus(status))
   const headers = headersOf(call)
   const body = bodyOf(call)
+  let streamed = typeof body === 'object' && body.length >= STREAM_FROM_BYTES
   let failures = 0
   let rateLimited = 0
   for (let attempt = 1; ; attempt++) {
@@ -95,7 +103,7 @@ export async function requestJson(runtime: ProviderRuntime, call: JsonCall): Pro
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout
     let answer: JsonAnswer
     try {
-      const response = await runtime.fetch(call.url, { method: call.method ?? 'GET', headers, body, signal })
+      const response = await runtime.fetch(call.url, { method: call.method ?? 'GET', signal, ...sent(headers, body, streamed) })
       answer = await readJson(response, call, signal)
     } catch (error) {
       if (call.signal?.aborted) throw deadlineError(call)
@@ -106,6 +114,11 @@ export async function requestJson(runtime: ProviderRuntime, call: JsonCall): Pro
       if (failures >= policy.attempts) throw failure
       const delay = fullJitter(runtime, policy, failures)
       if (!(await waitToRetry(runtime, call, delay, policy.maxDelayMs, { attempt, failure: failure.kind }))) throw failure
+      continue
+    }
+    if (answer.status === 411 && streamed) {
+      // Length Required: the server refused the body before reading it, so sending it again, whole, is safe.
+      streamed = false
       continue
     }
     if (!isTransient(answer.status, answer.body)) return answer
@@ -123,17 +136,34 @@ function headersOf(call: JsonCall): Record<string, string> {
   return { accept: 'application/json', ...(contentType && { 'content-type': contentType }), ...call.headers }
 }
 
-function bodyOf(call: JsonCall): string | undefined {
+function bodyOf(call: JsonCall): string | JsonBody | undefined {
   if (call.form) return new URLSearchParams(call.form).toString()
-  return call.body === undefined ? undefined : JSON.stringify(call.body)
+  return call.body === undefined ? undefined : jsonBody(call.body)
+}
+
+/**
+ * A body this large (two images, base64) is sent as a stream of chunks written as they go out. Runtimes hold a
+ * whole body given as bytes or text several times over while sending it (Deno 2: about three copies), a stream
+ * not at all. Where the runtime honours it (Node's undici, workerd) the stream is sent with its Content-Length;
+ * Deno sends streams without one, as chunked transfer coding, which every HTTP/1.1 server must accept
+ * (RFC 9112 §7.1), or as HTTP/2 DATA frames, where a length is optional (RFC 9113 §8.1.1). A server that still
+ * refuses (411 Length Required) gets the body again, whole.
+ */
+const STREAM_FROM_BYTES = 64 * 1024
+
+function sent(headers: Record<string, string>, body: string | JsonBody | undefined, streamed: boolean): RequestInit {
+  if (body === undefined || typeof body === 'string') return { headers, body }
+  if (!streamed) return { headers, body: body.bytes() }
+  // duplex: what fetch asks of a streamed request body (undici requires it; the Fetch standard's RequestInit).
+  return { headers: { ...headers, 'content-length': String(body.length) }, body: body.stream(), duplex: 'half' } as RequestInit
 }
 
 async function readJson(response: Response, call: JsonCall, signal: AbortSignal): Promise<JsonAnswer> {
-  const text = new TextDecoder().decode(await readCapped(response, call.maxResponseBytes, signal, tooLarge(call.maxResponseBytes)))
+  const bytes = await readCapped(response, call.maxResponseBytes, signal, tooLarge(call.maxResponseBytes))
   const ok = response.status >= 200 && response.status <= 299
   let body: unknown
   try {
-    body = text === '' ? undefined : JSON.parse(text)
+    body = bytes.byteLength === 0 ? undefined : call.largeStrings ? parseJsonBytes(bytes) : JSON.parse(new TextDecoder().decode(bytes))
   } catch (error) {
     if (ok) throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with a body that is not JSON`, { cause: error })
   }

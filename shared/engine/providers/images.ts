@@ -1,8 +1,8 @@
-import { encodeBase64 } from '../../images/base64.ts'
 import { contentTypeOf, type ImageField, type ImageFormat } from '../../images/types.ts'
-import { decodeImage, encodeJpeg, ImageDecodeError, type RgbaImage } from '../local/codecs/index.ts'
-import { downscaleToFit } from '../local/resize.ts'
+import { decodeImageRows, encodeJpegRows, ImageDecodeError, type RowSource } from '../local/codecs/index.ts'
+import { downscaleRowsToFit } from '../local/resize.ts'
 import type { InputImage } from '../types.ts'
+import { Base64Bytes } from './json-body.ts'
 
 /** What a provider accepts for one input image. */
 export interface InputPolicy {
@@ -44,36 +44,50 @@ export const REENCODE_LONG_SIDE = 2048
 /**
  * The image as the provider accepts it: the original bytes when they already fit the policy; otherwise decoded,
  * flattened on white (JPEG has no alpha), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
+ * A JPEG is kept as its decoded planes and converted, shrunk and encoded a strip of rows at a time, so no whole
+ * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
   const fits = policy.formats.includes(image.format) && image.bytes.byteLength <= policy.maxBytes
     && Math.max(image.width, image.height) <= policy.maxLongSide
   if (fits) return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
-  let pixels: RgbaImage
+  let pixels: RowSource
   try {
-    pixels = decodeImage(image.bytes, image.format, { minLongSide: Math.min(policy.maxLongSide, REENCODE_LONG_SIDE), expected: image })
+    pixels = decodeImageRows(image.bytes, image.format, { minLongSide: Math.min(policy.maxLongSide, REENCODE_LONG_SIDE), expected: image })
   } catch (error) {
     if (error instanceof ImageDecodeError) throw new InputPreparationError(field, error.message)
     throw error
   }
+  if (image.format !== 'jpeg') pixels = onWhite(pixels)
   const decoded = Math.max(pixels.width, pixels.height)
   let side = Math.min(policy.maxLongSide, decoded < 2 * REENCODE_LONG_SIDE ? decoded : REENCODE_LONG_SIDE)
-  flattenOnWhite(pixels)
   for (let tries = 0; ; tries++) {
-    const bytes = encodeJpeg(downscaleToFit(pixels, side), JPEG_QUALITY)
+    const bytes = encodeJpegRows(downscaleRowsToFit(pixels, side), JPEG_QUALITY)
     if (bytes.byteLength <= policy.maxBytes || tries >= 6) return { bytes, format: 'jpeg', contentType: 'image/jpeg', reencoded: true }
     side = Math.max(256, Math.floor(side * 0.75))
   }
 }
 
-export function dataUri(image: PreparedImage): string {
-  return `data:${image.contentType};base64,${encodeBase64(image.bytes)}`
+/** The image as a data URI in a JSON body, its base64 written only as the body is sent. */
+export function dataUri(image: PreparedImage): Base64Bytes {
+  return new Base64Bytes(image.bytes, `data:${image.contentType};base64,`)
 }
 
-/** Transparent pixels become white, as a product shot on a white background would be. */
-function flattenOnWhite(image: RgbaImage): void {
-  const { data } = image
+/** Transparent pixels become white, as a product shot on a white background would be (in place, strip by strip). */
+function onWhite(source: RowSource): RowSource {
+  return {
+    width: source.width,
+    height: source.height,
+    rows(y, count) {
+      const data = source.rows(y, count)
+      flattenOnWhite(data)
+      return data
+    },
+  }
+}
+
+function flattenOnWhite(data: Uint8Array): void {
   for (let i = 3; i < data.length; i += 4) {
     const alpha = data[i]
     if (alpha === 255) continue

@@ -1,4 +1,4 @@
-import type { EngineOutcome } from '../types.ts'
+import type { NoImageOutcome } from '../types.ts'
 import { ProviderError, transientStatus, type ProviderFailureKind } from './http.ts'
 import { describeField, InputPreparationError } from './images.ts'
 import type { ProviderRuntime } from './runtime.ts'
@@ -7,7 +7,7 @@ import type { ProviderRuntime } from './runtime.ts'
  * Anything an adapter's call chain threw, as an outcome billing can settle on: an image we could not prepare
  * is the caller's (400), everything else is ours or the provider's (500). Provider wording goes to the log only.
  */
-export function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): EngineOutcome {
+export function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): NoImageOutcome {
   if (error instanceof InputPreparationError) {
     runtime.log({ level: 'warn', msg: 'input image could not be prepared for the provider', engine, field: error.field, error: error.message })
     return { kind: 'invalid_input', reason: `${describeField(error.field)} could not be decoded` }
@@ -21,19 +21,19 @@ export function outcomeOfError(engine: string, error: unknown, runtime: Provider
 }
 
 /** The provider said no to the content: logged with its words, answered with ours (422). */
-export function rejected(engine: string, runtime: ProviderRuntime, detail: Record<string, unknown>): EngineOutcome {
+export function rejected(engine: string, runtime: ProviderRuntime, detail: Record<string, unknown>): NoImageOutcome {
   runtime.log({ level: 'warn', msg: 'provider rejected the content', engine, ...detail })
   return { kind: 'rejected', reason: `${engine} rejected the content` }
 }
 
 /** The provider could not generate: logged with its words (500, refunded; a chain tries the next engine). */
-export function failed(engine: string, runtime: ProviderRuntime, why: string, detail: Record<string, unknown> = {}): EngineOutcome {
+export function failed(engine: string, runtime: ProviderRuntime, why: string, detail: Record<string, unknown> = {}): NoImageOutcome {
   runtime.log({ level: 'error', msg: 'provider failed', engine, why, ...detail })
   return { kind: 'failed', reason: `${engine}: ${why}` }
 }
 
 /** A provider's error answer: 429 and 5xx (still there after the retries) say it is down or saturated. */
-export function failedAnswer(engine: string, runtime: ProviderRuntime, status: number, why: string, detail: Record<string, unknown> = {}): EngineOutcome {
+export function failedAnswer(engine: string, runtime: ProviderRuntime, status: number, why: string, detail: Record<string, unknown> = {}): NoImageOutcome {
   runtime.log({ level: 'error', msg: 'provider failed', engine, why, status, ...detail })
   return { kind: 'failed', reason: `${engine}: ${why}`, ...(transientStatus(status) && { outage: true }) }
 }

@@ -1,8 +1,10 @@
+import { LargeString } from '../../http/json-bytes.ts'
 import { decodeBase64 } from '../../images/base64.ts'
+import { readInlineBase64 } from '../../images/base64-in-place.ts'
 import { readImageHeader } from '../../images/sniff.ts'
 import { contentTypeOf } from '../../images/types.ts'
-import type { GeneratedImage } from '../types.ts'
-import { ImageFetchError } from '../../images/fetch.ts'
+import type { GeneratedImage, ResultImage } from '../types.ts'
+import { ImageFetchError, type OpenedImage } from '../../images/fetch.ts'
 import { ProviderError, type ProviderFailureKind } from './http.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -21,7 +23,18 @@ export function generatedImage(bytes: Uint8Array, engine: string): GeneratedImag
   return { bytes, contentType: contentTypeOf[header.format], engine }
 }
 
+/**
+ * A result sent as base64: decoded where it lies when it is still in the answer's bytes (then copied out, one
+ * array of its own size, so the answer can go), else from its string.
+ */
 export function imageFromBase64(data: unknown, engine: string, limits: OutputLimits): GeneratedImage {
+  if (data instanceof LargeString) {
+    const inline = readInlineBase64(data)
+    if (!inline) return imageFromBase64(data.text(), engine, limits)
+    if (inline.decodedLength > limits.maxBytes) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
+    if (inline.prefix !== '' || !inline.valid) throw new ProviderError('malformed', `${engine} returned image data that is not base64`)
+    return generatedImage(inline.decode().slice(), engine)
+  }
   if (typeof data !== 'string' || data === '') throw new ProviderError('malformed', `${engine} returned an image without data`)
   if (data.length > Math.ceil(limits.maxBytes / 3) * 4 + 4) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
   const bytes = decodeBase64(data)
@@ -32,15 +45,18 @@ export function imageFromBase64(data: unknown, engine: string, limits: OutputLim
 const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,/i
 
 /**
- * A provider's output reference (an https URL, or a base64 data URI) turned into bytes we hold: provider URLs
- * expire, so none is ever returned to the caller. The download is bounded in size and time. Plain http is
- * only followed when the provider's own base URL is http (a local fake or proxy).
+ * A provider's output reference (an https URL, or a base64 data URI) turned into an image we hold: provider URLs
+ * expire, so none is ever returned to the caller. Plain http is only followed when the provider's own base URL
+ * is http (a local fake or proxy). A URL is opened with the guards of image intake (public addresses only,
+ * redirects re-checked, size cap, timeout); once its first bytes show an image, the rest is left to stream into
+ * storage (StreamedImage), so the result is never held whole, let alone twice. One that arrived whole with its
+ * first bytes is answered as bytes.
  */
 export async function fetchOutput(
   runtime: ProviderRuntime,
   reference: unknown,
   options: { engine: string; allowHttp: boolean; limits: OutputLimits; signal?: AbortSignal },
-): Promise<GeneratedImage> {
+): Promise<ResultImage> {
   const { engine, limits } = options
   if (typeof reference !== 'string' || reference === '') throw new ProviderError('malformed', `${engine} returned no output reference`)
   if (DATA_URI.test(reference)) return imageFromBase64(reference.slice(reference.indexOf(',') + 1), engine, limits)
@@ -54,14 +70,77 @@ export async function fetchOutput(
   if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) {
     throw new ProviderError('refused', `${engine} returned an output URL with scheme ${url.protocol}`)
   }
-  let bytes: Uint8Array
-  try {
-    bytes = await runtime.fetchImage(url, { maxBytes: limits.maxBytes, signal: options.signal, timeoutMs: limits.downloadTimeoutMs })
-  } catch (error) {
-    if (options.signal?.aborted) throw new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
-    throw new ProviderError(downloadFailure(error), `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  const failure = (error: unknown) => {
+    if (options.signal?.aborted) return new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
+    return new ProviderError(downloadFailure(error), `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  return generatedImage(bytes, engine)
+  let opened: OpenedImage
+  try {
+    opened = await runtime.fetchImage.open(url, { maxBytes: limits.maxBytes, signal: options.signal, timeoutMs: limits.downloadTimeoutMs })
+  } catch (error) {
+    throw failure(error)
+  }
+  const reader = opened.stream.getReader()
+  const head: Uint8Array[] = []
+  let headBytes = 0
+  let ended = false
+  try {
+    // The start, where an image's header is (unless it has a large preamble): a small result is then all in.
+    while (!ended && headBytes < HEAD_BYTES) {
+      const { done, value } = await reader.read()
+      if (done) ended = true
+      else {
+        head.push(value)
+        headBytes += value.byteLength
+      }
+    }
+  } catch (error) {
+    throw failure(error)
+  }
+  const start = joined(head, headBytes)
+  const header = readImageHeader(start)
+  if (!header) {
+    reader.cancel().catch(() => {})
+    throw new ProviderError('malformed', `${engine} returned bytes that are not a JPEG, PNG or WebP image`)
+  }
+  if (ended) {
+    reader.cancel().catch(() => {})
+    return { bytes: start, contentType: contentTypeOf[header.format], engine }
+  }
+  let error: unknown
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(start)
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      } catch (cause) {
+        error = failure(cause)
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
+  return { stream, length: opened.length, contentType: contentTypeOf[header.format], engine, downloadError: () => error }
+}
+
+/** How much of a download is read before the rest is left to stream: its header is in there, and a small result whole. */
+const HEAD_BYTES = 256 * 1024
+
+function joined(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]
+  const bytes = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return bytes
 }
 
 function downloadFailure(error: unknown): ProviderFailureKind {

@@ -1,5 +1,5 @@
 import { jsonLogger, type Logger } from '../../deps.ts'
-import { createImageFetcher, type ImageFetcher } from '../../images/fetch.ts'
+import { createImageFetcher, type GuardedImageFetcher } from '../../images/fetch.ts'
 
 /**
  * What a provider adapter takes from the outside world. Tests pass an instant `sleep` and a fixed `random`
@@ -9,9 +9,9 @@ export interface ProviderRuntime {
   fetch: typeof fetch
   /**
    * Downloads a result a provider points to: the guarded, size-capped fetcher of image intake (public addresses only,
-   * redirects re-checked), since the URL is the provider's answer, not our configuration.
+   * redirects re-checked), since the URL is the provider's answer, not our configuration; `open` streams it.
    */
-  fetchImage: ImageFetcher
+  fetchImage: GuardedImageFetcher
   /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>
   /** In [0, 1): the jitter of retry delays. */

@@ -1,9 +1,10 @@
-import { encodeBase64 } from '../../images/base64.ts'
-import type { EngineOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import { isText } from '../../http/json-bytes.ts'
+import type { EngineOutcome, GeneratedImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
+import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord } from './json.ts'
 import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
@@ -47,7 +48,7 @@ export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location'
 }
 
 /** Vertex AI Virtual Try-On (`virtual-try-on-001`, `:predict`): both images inline as base64, one result back inline. */
-export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine {
+export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine<GeneratedImage> {
   const url = vertexEndpoint(config)
   const output = options.output ?? defaultOutputLimits
 
@@ -66,6 +67,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
         serverDelayMs: googleRetryDelayMs,
         attemptTimeoutMs: 90_000,
         maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 64 * 1024,
+        largeStrings: true,
         retry: options.retry,
       })
     const answer = await call()
@@ -75,22 +77,30 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     return call()
   }
 
-  async function generate(request: TryOnRequest): Promise<EngineOutcome> {
+  /** The instance to predict on. The inputs are prepared here, so nothing holds them once predict has answered. */
+  function tryOnBody(request: TryOnRequest): unknown {
     const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT)
     const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT)
-    const answer = await predict(request, {
+    return {
       instances: [
         {
-          personImage: { image: { bytesBase64Encoded: encodeBase64(person.bytes) } },
-          productImages: [{ image: { bytesBase64Encoded: encodeBase64(garment.bytes) } }],
+          personImage: { image: { bytesBase64Encoded: new Base64Bytes(person.bytes) } },
+          productImages: [{ image: { bytesBase64Encoded: new Base64Bytes(garment.bytes) } }],
         },
       ],
       parameters: { sampleCount: 1, outputOptions: { mimeType: 'image/jpeg', compressionQuality: 90 } },
-    })
+    }
+  }
+
+  // Not async: its frame ends at once, so only predict's holds the body while it runs.
+  const send = (request: TryOnRequest): Promise<JsonAnswer> => predict(request, tryOnBody(request))
+
+  async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
+    const answer = await send(request)
     if (answer.status !== 200) return errorAnswer(answer)
 
     const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
-    const produced = predictions.find((p) => typeof p.bytesBase64Encoded === 'string' && p.bytesBase64Encoded !== '')
+    const produced = predictions.find((p) => isText(p.bytesBase64Encoded) && p.bytesBase64Encoded !== '')
     if (produced) return { kind: 'generated', image: imageFromBase64(produced.bytesBase64Encoded, NAME, output) }
     // A filtered output carries `raiFilteredReason` (VirtualTryOnModelResultProto in the Vertex REST reference).
     const filtered = predictions.find((p) => typeof p.raiFilteredReason === 'string')
@@ -100,7 +110,7 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     return failed(NAME, runtime, 'predictions carried no image', { provider: excerpt(answer.body) })
   }
 
-  function errorAnswer(answer: JsonAnswer): EngineOutcome {
+  function errorAnswer(answer: JsonAnswer): NoImageOutcome {
     const error = asRecord(asRecord(answer.body).error)
     const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
     if (answer.status === 400 && error.status === 'INVALID_ARGUMENT' && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) {

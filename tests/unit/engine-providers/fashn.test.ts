@@ -6,7 +6,7 @@ import { abortableSleep, providerRuntime } from '../../../shared/engine/provider
 import type { GarmentCategory } from '../../../shared/engine/types.ts'
 import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
-import { asInput, makeFlatImage } from '../../support/images.ts'
+import { asInput, makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 import { fashn, FASHN_PREDICTION, startFashnFake, type FashnFake } from '../../support/provider-fakes.ts'
 import { freePort } from '../../support/process.ts'
 import { garment, logText, person, providerResult, testRuntime, tryOn, within } from './support.ts'
@@ -78,7 +78,7 @@ describe('FASHN adapter', () => {
       fake.script('GET', statusPath, fashn.completed(`data:image/jpeg;base64,${encodeBase64(providerResult)}`))
       const { engine } = engineWith()
       const outcome = await engine.generate(tryOn())
-      expect(outcome.kind === 'generated' && outcome.image.bytes).toEqual(providerResult)
+      expect(outcome.kind === 'generated' && 'bytes' in outcome.image && outcome.image.bytes).toEqual(providerResult)
       expect(fake.requestsTo(/^\/cdn\//)).toHaveLength(0)
     })
   })
@@ -178,6 +178,57 @@ describe('FASHN adapter', () => {
       fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
       const outcome = await engineWith({ output: { maxBytes: 1000, downloadTimeoutMs: 5000 } }).engine.generate(tryOn())
       expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining('too_large') })
+    })
+
+    describe('a result larger than its first bytes streams on, under the download’s guards', () => {
+      const large = asInput(makeNoiseImage({ width: 640, height: 640, format: 'jpeg' })).bytes
+      const cdnPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
+      const read = async (stream: ReadableStream<Uint8Array>) => {
+        const chunks: Uint8Array[] = []
+        for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk)
+        return Buffer.concat(chunks)
+      }
+      const streamedOutcome = async (options: FashnOptions = {}) => {
+        fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+        const outcome = await engineWith(options).engine.generate(tryOn())
+        if (outcome.kind !== 'generated' || 'bytes' in outcome.image) throw new Error(`expected a streamed image, got ${JSON.stringify(outcome)}`)
+        return outcome.image
+      }
+
+      it('answers as soon as the first bytes show an image; the stream carries the provider’s bytes exactly', async () => {
+        expect(large.byteLength).toBeGreaterThan(300_000)
+        fake.script('GET', cdnPath, { bytes: large, contentType: 'image/png', headers: { 'content-length': String(large.byteLength) } })
+        const image = await streamedOutcome()
+        expect(image).toMatchObject({ contentType: 'image/jpeg', engine: 'fashn', length: large.byteLength })
+        expect((await read(image.stream)).equals(Buffer.from(large))).toBe(true)
+        expect(image.downloadError()).toBeUndefined()
+      })
+
+      it('cuts off a body that passes the cap after its first bytes (no Content-Length), and says why', async () => {
+        fake.script('GET', cdnPath, { parts: [large.subarray(0, 100_000), large.subarray(100_000), large] })
+        const image = await streamedOutcome({ output: { maxBytes: large.byteLength + 1000, downloadTimeoutMs: 5000 } })
+        expect(image.length).toBeNull()
+        await expect(read(image.stream)).rejects.toMatchObject({ kind: 'too_large' })
+        expect(image.downloadError()).toMatchObject({ kind: 'too_large' })
+      })
+
+      it('cuts off a body that stalls after its first bytes, at the download timeout (before them, the generation fails)', async () => {
+        const limits = { output: { maxBytes: 10_000_000, downloadTimeoutMs: 300 } }
+        fake.script('GET', cdnPath, { parts: [large.subarray(0, 300_000)], hang: true })
+        const image = await streamedOutcome(limits)
+        await expect(read(image.stream)).rejects.toMatchObject({ kind: 'timeout' })
+        expect(image.downloadError()).toMatchObject({ kind: 'timeout' })
+
+        fake.script('GET', cdnPath, { parts: [large.subarray(0, 100_000)], hang: true })
+        fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+        expect(await engineWith(limits).engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('timeout') })
+      })
+
+      it('refuses a body whose first 256 KB hold no image header, before answering', async () => {
+        fake.script('GET', cdnPath, { parts: [new Uint8Array(200_000), new Uint8Array(200_000)], hang: true })
+        fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+        expect(await engineWith().engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('malformed') })
+      })
     })
 
     it('downloads the result through the guarded image fetcher: a loopback or metadata URL is refused, never fetched', async () => {

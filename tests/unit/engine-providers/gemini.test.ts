@@ -5,7 +5,7 @@ import { readReply } from '../../../shared/engine/providers/gemini-wire.ts'
 import { languageName, nearestAspectRatio, tryOnPrompt } from '../../../shared/engine/providers/gemini-prompt.ts'
 import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
 import { encodeBase64 } from '../../../shared/images/base64.ts'
-import { asInput, makeFlatImage } from '../../support/images.ts'
+import { asInput, makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 import { gemini, geminiPath, startFakeServer, type FakeServer } from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime, tryOn, within } from './support.ts'
 
@@ -44,6 +44,24 @@ describe('Gemini adapter', () => {
       expect(first).toEqual({ inline_data: { mime_type: 'image/jpeg', data: encodeBase64(person.bytes) } })
       expect(second).toEqual({ inline_data: { mime_type: 'image/png', data: encodeBase64(garment.bytes) } })
       expect(generationConfig).toEqual({ responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '9:16' } })
+    })
+
+    it('decodes a large result where it lies in the answer, and refuses one over the cap or not base64', async () => {
+      const large = asInput(makeNoiseImage({ width: 400, height: 400, format: 'jpeg' })).bytes
+      expect(encodeBase64(large).length).toBeGreaterThan(64 * 1024)
+      fake.script('POST', path, gemini.image(large, { mimeType: 'image/jpeg' }))
+      const outcome = await engineWith().engine.generate(tryOn())
+      expect(outcome.kind === 'generated' && Buffer.from(outcome.image.bytes).equals(Buffer.from(large))).toBe(true)
+      // The image is an array of its own, not a view of the whole answer.
+      expect(outcome.kind === 'generated' && outcome.image.bytes.buffer.byteLength).toBe(large.byteLength)
+
+      const t = testRuntime()
+      const capped = createGeminiEngine({ apiKey: 'AIza-test', baseUrl: fake.url, model: MODEL }, t.runtime, { output: { maxBytes: large.byteLength - 1, downloadTimeoutMs: 1000 } })
+      expect(await capped.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('too_large') })
+      for (const data of [`${'QUJD'.repeat(30_000)}*`, `${'QUJD'.repeat(30_000)}A`]) {
+        fake.script('POST', path, { json: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/jpeg', data } }] }, finishReason: 'STOP' }] } })
+        expect(await engineWith().engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('malformed') })
+      }
     })
 
     it('parses a snake_case answer', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { dataUri, InputPreparationError, prepareInput } from '../../../shared/engine/providers/images.ts'
+import { jsonBody } from '../../../shared/engine/providers/json-body.ts'
 import { fetchOutput, generatedImage } from '../../../shared/engine/providers/output.ts'
 import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
@@ -13,7 +14,7 @@ describe('input preparation', () => {
     const png = asInput(makeFlatImage({ width: 50, height: 40, color: [1, 2, 3], format: 'png' }))
     const prepared = prepareInput(png, 'productImage', any)
     expect(prepared).toEqual({ bytes: png.bytes, format: 'png', contentType: 'image/png', reencoded: false })
-    expect(dataUri(prepared)).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
+    expect(JSON.parse(new TextDecoder().decode(jsonBody(dataUri(prepared)).bytes()))).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
   })
 
   it('shrinks and re-encodes until the bytes fit', () => {

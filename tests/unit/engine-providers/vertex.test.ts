@@ -4,7 +4,7 @@ import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
 import { createVertexEngine, vertexEndpoint } from '../../../shared/engine/providers/vertex.ts'
 import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
-import { asInput, makeShopperPhoto } from '../../support/images.ts'
+import { asInput, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
 import { makeServiceAccount, startFakeServer, verifyJwt, vertex, vertexPredictPath, type FakeServer } from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime, tryOn, within, type TestRuntime } from './support.ts'
 
@@ -119,6 +119,13 @@ describe('Vertex AI Virtual Try-On adapter', () => {
   })
 
   describe('outcomes', () => {
+    it('decodes a large result where it lies in the answer', async () => {
+      const large = asInput(makeNoiseImage({ width: 400, height: 400, format: 'jpeg' })).bytes
+      fake.script('POST', predictPath, vertex.image(large))
+      const outcome = await engineWith().engine.generate(tryOn())
+      expect(outcome.kind === 'generated' && Buffer.from(outcome.image.bytes).equals(Buffer.from(large))).toBe(true)
+    })
+
     it('maps raiFilteredReason to rejected and logs the reason', async () => {
       fake.script('POST', predictPath, vertex.filtered('58061214: The image was filtered by Responsible AI'))
       const { engine, logs } = engineWith(() => staticAccessToken('t'))

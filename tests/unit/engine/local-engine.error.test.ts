@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import type { EngineOutcome, InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
+import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import { asInput, encodeImage, makeFlatImage, makeGarmentPhoto, makeNoiseImage, makeShopperPhoto, type EncodedPhoto, type Rgb } from '../../support/images.ts'
 
 const shopper = makeShopperPhoto({ width: 200, height: 300 })
 const red: Rgb = [200, 30, 40]
 const tshirt = makeGarmentPhoto({ kind: 'tshirt', color: red, width: 160, height: 160 })
 
-function generate(request: Partial<TryOnRequest>): Promise<EngineOutcome> {
+function generate(request: Partial<TryOnRequest>): Promise<EngineOutcome<GeneratedImage>> {
   return createLocalEngine().generate({ person: asInput(shopper), garment: asInput(tshirt), category: undefined, ...request })
 }
 
-function generatedImage(outcome: EngineOutcome): RgbaImage {
+function generatedImage(outcome: EngineOutcome<GeneratedImage>): RgbaImage {
   if (outcome.kind !== 'generated') throw new Error(`expected a generated image, got ${outcome.kind}: ${outcome.reason}`)
   return decodeImage(outcome.image.bytes, 'jpeg')
 }

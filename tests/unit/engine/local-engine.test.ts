@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { GarmentKind } from '../../../devstack/samples/garment-photo.ts'
 import { decodeImage, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import type { EngineOutcome, GarmentCategory, TryOnRequest } from '../../../shared/engine/types.ts'
+import type { EngineOutcome, GarmentCategory, GeneratedImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import type { ImageFormat } from '../../../shared/images/types.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto, type Box, type Rgb } from '../../support/images.ts'
 
@@ -16,7 +16,7 @@ function garment(kind: GarmentKind, color: Rgb = red, format?: ImageFormat, tran
 }
 
 async function dress(request: Partial<TryOnRequest> & Pick<TryOnRequest, 'garment'>): Promise<{ bytes: Uint8Array; image: RgbaImage }> {
-  const outcome: EngineOutcome = await createLocalEngine().generate({ person: asInput(shopper), category: undefined, ...request })
+  const outcome: EngineOutcome<GeneratedImage> = await createLocalEngine().generate({ person: asInput(shopper), category: undefined, ...request })
   if (outcome.kind !== 'generated') throw new Error(`expected a generated image, got ${outcome.kind}: ${outcome.reason}`)
   expect(outcome.image.contentType).toBe('image/jpeg')
   return { bytes: outcome.image.bytes, image: decodeImage(outcome.image.bytes, 'jpeg') }

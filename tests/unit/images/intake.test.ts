@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createGuardedFetch } from '../../../devstack/guarded-fetch.ts'
 import { ApiError } from '../../../shared/http/errors.ts'
+import { type LargeString, parseJsonBytes } from '../../../shared/http/json-bytes.ts'
 import { createImageFetcher, type ImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'
 import { intakeImage } from '../../../shared/images/intake.ts'
 import { defaultImageLimits, type ImageField, type ImageLimits } from '../../../shared/images/types.ts'
@@ -39,11 +40,27 @@ async function apiError(work: Promise<unknown>): Promise<ApiError> {
   return error as ApiError
 }
 
-const intake = (value: string, options: { fetchImage?: ImageFetcher; limits?: ImageLimits; field?: ImageField } = {}) =>
-  intakeImage(options.field ?? 'userPhoto', value, {
-    fetchImage: options.fetchImage ?? unusedFetcher(),
-    limits: options.limits ?? defaultImageLimits,
-  })
+/** The value as a request body holds it when it is large: still in the body's bytes (escaped as PHP would). */
+function leftInBody(value: string): LargeString {
+  const json = JSON.stringify({ value }).replace(/\//g, '\\/')
+  return (parseJsonBytes(new TextEncoder().encode(json), { largeFrom: 0 }) as { value: LargeString }).value
+}
+
+const settle = (work: Promise<unknown>) => work.then((value) => ({ value }), (error: ApiError) => ({ error: { code: error.code, message: error.message } }))
+
+/**
+ * Intake of the value as a string; unless it is a URL (fetched once, as each test counts), the same value left
+ * in the request's bytes must get exactly the same answer, image or error.
+ */
+async function intake(value: string, options: { fetchImage?: ImageFetcher; limits?: ImageLimits; field?: ImageField } = {}) {
+  const deps = { fetchImage: options.fetchImage ?? unusedFetcher(), limits: options.limits ?? defaultImageLimits }
+  const field = options.field ?? 'userPhoto'
+  const asString = intakeImage(field, value, deps)
+  if (/^\s*[a-z][a-z0-9+.-]*:/i.test(value) && !/^\s*data:/i.test(value)) return asString
+  const inBytes = await settle(intakeImage(field, leftInBody(value), deps))
+  expect(inBytes).toEqual(await settle(asString))
+  return asString
+}
 
 describe('image intake forms', () => {
   it('accepts raw base64 and reports what the bytes are', async () => {
@@ -109,6 +126,9 @@ describe('image intake forms', () => {
     ['a data URI for text', `data:text/plain;base64,${base64Of(png(10, 10))}`, /^userPhoto: malformed data URI/],
     ['a data URI without a comma', 'data:image/png;base64', /^userPhoto: malformed data URI/],
     ['a data URI with a bad payload', 'data:image/png;base64,AAAA*AAA', /^userPhoto: the data URI payload is not valid/],
+    ['a data URI with padding inside', 'data:image/png;base64,AA==AAAA', /^userPhoto: the data URI payload is not valid/],
+    ['base64 mixing both alphabets', 'AAA+AAA_', /^userPhoto: is neither a URL nor valid base64/],
+    ['base64 with one character too many', 'AAAAA', /^userPhoto: is neither a URL nor valid base64/],
   ])('refuses %s as invalid_request', async (_, value, message) => {
     const error = await apiError(intake(value))
     expect(error.code).toBe('invalid_request')

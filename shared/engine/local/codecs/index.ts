@@ -1,11 +1,11 @@
 import type { ImageFormat } from '../../../images/types.ts'
-import { decodeJpeg } from './jpeg-decoder.ts'
+import { decodeJpeg, decodeJpegRows } from './jpeg-decoder.ts'
 import { decodePng } from './png-decoder.ts'
-import { ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
+import { ImageDecodeError, rgbaRows, type AllocationLimits, type RgbaImage, type RowSource } from './raster.ts'
 import { decodeWebp } from './webp-decoder.ts'
 
-export { encodeJpeg } from './jpeg-encoder.ts'
-export { createDecodeBudget, ImageDecodeError, ImageTooLargeError, createRgba, MAX_IMAGE_PIXELS, type DecodeBudget, type RgbaImage } from './raster.ts'
+export { encodeJpeg, encodeJpegRows } from './jpeg-encoder.ts'
+export { createDecodeBudget, ImageDecodeError, ImageTooLargeError, createRgba, MAX_IMAGE_PIXELS, type DecodeBudget, type RgbaImage, type RowSource } from './raster.ts'
 
 export interface DecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs; JPEG uses it to decode at a reduced scale. */
@@ -25,5 +25,19 @@ export function decodeImage(bytes: Uint8Array, format: ImageFormat, options: Dec
     if (error instanceof ImageDecodeError) throw error
     // Out-of-range reads in malformed data surface as TypeErrors/RangeErrors: still a bad image, not a bug of ours.
     throw new ImageDecodeError(`the ${format.toUpperCase()} data is corrupt`)
+  }
+}
+
+/**
+ * decodeImage as rows: a JPEG is decoded to its planes and colour-converted strip by strip as the rows are read;
+ * PNG and WebP are decoded whole. Errors as decodeImage's.
+ */
+export function decodeImageRows(bytes: Uint8Array, format: ImageFormat, options: DecodeOptions = {}): RowSource {
+  if (format !== 'jpeg') return rgbaRows(decodeImage(bytes, format, options))
+  try {
+    return decodeJpegRows(bytes, options)
+  } catch (error) {
+    if (error instanceof ImageDecodeError) throw error
+    throw new ImageDecodeError('the JPEG data is corrupt')
   }
 }

@@ -1,7 +1,7 @@
 import { buildHuffmanTable, decodeProgressiveAcScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
 import { outputBlock } from './jpeg-idct.ts'
 import { decodeBaselineScan, decodeBaselineScanAtEighth, decodeProgressiveDcScan } from './jpeg-sequential-scan.ts'
-import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
+import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage, type RowSource } from './raster.ts'
 
 export interface JpegDecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs: lets the decoder drop resolution in the DCT domain (1/2, 1/4, 1/8). */
@@ -33,6 +33,40 @@ const UNSUPPORTED_SOF: Record<number, string> = {
 
 /** Baseline and progressive Huffman JPEG, 8-bit, any subsampling; grayscale, YCbCr, RGB, CMYK/YCCK. */
 export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): RgbaImage {
+  const { frame, adobeTransform } = decodePlanes(bytes, options)
+  const width = Math.ceil(frame.width / frame.scale)
+  const height = Math.ceil(frame.height / frame.scale)
+  const data = new Uint8Array(width * height * 4)
+  rowConverter(frame, adobeTransform)(0, height, data)
+  return { width, height, data }
+}
+
+/**
+ * The JPEG decoded to its planes only (a third to half the size of RGBA at 4:2:0), its RGBA rows converted on
+ * request: what a re-encode reads strip by strip.
+ */
+export function decodeJpegRows(bytes: Uint8Array, options: JpegDecodeOptions = {}): RowSource {
+  const { frame, adobeTransform } = decodePlanes(bytes, options)
+  const width = Math.ceil(frame.width / frame.scale)
+  const height = Math.ceil(frame.height / frame.scale)
+  const stride = width * 4
+  const convertRows = rowConverter(frame, adobeTransform)
+  let strip = new Uint8Array(0)
+  return {
+    width,
+    height,
+    rows(y, count) {
+      // Conversion starts on an even row: 4:2:0 rows are converted in pairs that share their chroma.
+      const from = y & ~1
+      const to = Math.min(height, y + count)
+      if (strip.length < (to - from) * stride) strip = new Uint8Array((to - from + 1) * stride)
+      convertRows(from, to, strip)
+      return strip.subarray((y - from) * stride, (to - from) * stride)
+    },
+  }
+}
+
+function decodePlanes(bytes: Uint8Array, options: JpegDecodeOptions): { frame: Frame; adobeTransform: number } {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) throw new ImageDecodeError('not a JPEG file')
   const quantTables: (Uint16Array | null)[] = [null, null, null, null]
   const dcTables: (HuffmanTable | null)[] = [null, null, null, null]
@@ -102,7 +136,7 @@ export function decodeJpeg(bytes: Uint8Array, options: JpegDecodeOptions = {}): 
   if (frame.progressive) {
     for (const c of frame.components) outputProgressive(c, requireQuant(quantTables, c.quantIndex), frame.scale)
   }
-  return toRgba(frame, adobeTransform)
+  return { frame, adobeTransform }
 }
 
 /** Once every scan is in, each block of a progressive component goes to its plane (at 1/8, its DC term alone). */
@@ -253,12 +287,9 @@ interface Sampler {
   planeWidth: number
 }
 
-function toRgba(frame: Frame, adobeTransform: number): RgbaImage {
+/** What colour-converts rows [y0, y1) of the planes into `data`, row y0 first; its samplers are made once. */
+function rowConverter(frame: Frame, adobeTransform: number): (y0: number, y1: number, data: Uint8Array) => void {
   const width = Math.ceil(frame.width / frame.scale)
-  const height = Math.ceil(frame.height / frame.scale)
-  const data = new Uint8Array(width * height * 4)
-  // Stores through a clamped view clamp the colour conversion's results without a branch per channel.
-  const out = new Uint8ClampedArray(data.buffer)
   const samplers = frame.components.map((c): Sampler => {
     const columns = new Int32Array(width)
     for (let x = 0; x < width; x++) columns[x] = ((x * c.h) / frame.hMax) | 0
@@ -266,18 +297,30 @@ function toRgba(frame: Frame, adobeTransform: number): RgbaImage {
   })
   const rowStart = (s: Sampler, y: number) => (((y * s.v) / frame.vMax) | 0) * s.planeWidth
   const ids = frame.components.map((c) => c.id)
-  if (samplers.length === 1) grayRows(samplers[0], rowStart, out, width, height)
-  else if (samplers.length === 3) {
-    const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
-    if (rgb) rgbRows(samplers, rowStart, out, width, height)
-    else if (isSubsampled420(frame)) ycbcr420Rows(samplers, out, width, height)
-    else ycbcrRows(samplers, rowStart, out, width, height)
-  } else {
-    if (adobeTransform === 2) ycbcrRows(samplers, rowStart, out, width, height)
-    else rgbRows(samplers, rowStart, out, width, height)
-    applyInk(samplers[3], rowStart, out, width, height, adobeTransform === 2)
+  const rgb = adobeTransform === 0 || (adobeTransform < 0 && ids[0] === 82 && ids[1] === 71 && ids[2] === 66)
+  const subsampled420 = samplers.length === 3 && isSubsampled420(frame)
+  return (y0, y1, data) => {
+    // Stores through a clamped view clamp the colour conversion's results without a branch per channel.
+    const out = new Uint8ClampedArray(data.buffer, data.byteOffset, (y1 - y0) * width * 4)
+    const rows: Rows = { width, y0, y1 }
+    if (samplers.length === 1) grayRows(samplers[0], rowStart, out, rows)
+    else if (samplers.length === 3) {
+      if (rgb) rgbRows(samplers, rowStart, out, rows)
+      else if (subsampled420 && y0 % 2 === 0) ycbcr420Rows(samplers, out, rows)
+      else ycbcrRows(samplers, rowStart, out, rows)
+    } else {
+      if (adobeTransform === 2) ycbcrRows(samplers, rowStart, out, rows)
+      else rgbRows(samplers, rowStart, out, rows)
+      applyInk(samplers[3], rowStart, out, rows, adobeTransform === 2)
+    }
   }
-  return { width, height, data }
+}
+
+/** Which rows a conversion writes: [y0, y1) of an image `width` wide, into an output that starts at row y0. */
+interface Rows {
+  width: number
+  y0: number
+  y1: number
 }
 
 type RowStart = (s: Sampler, y: number) => number
@@ -288,9 +331,9 @@ function isSubsampled420(frame: Frame): boolean {
   return y.h === 2 && y.v === 2 && cb.h === 1 && cb.v === 1 && cr.h === 1 && cr.v === 1
 }
 
-function grayRows(s: Sampler, rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
+function grayRows(s: Sampler, rowStart: RowStart, out: Uint8ClampedArray, { width, y0, y1 }: Rows): void {
   const { plane, columns } = s
-  for (let y = 0, o = 0; y < height; y++) {
+  for (let y = y0, o = 0; y < y1; y++) {
     const row = rowStart(s, y)
     for (let x = 0; x < width; x++, o += 4) {
       const g = plane[row + columns[x]]
@@ -302,9 +345,9 @@ function grayRows(s: Sampler, rowStart: RowStart, out: Uint8ClampedArray, width:
   }
 }
 
-function rgbRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
+function rgbRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, { width, y0, y1 }: Rows): void {
   const [a, b, c] = s
-  for (let y = 0, o = 0; y < height; y++) {
+  for (let y = y0, o = 0; y < y1; y++) {
     const ra = rowStart(a, y)
     const rb = rowStart(b, y)
     const rc = rowStart(c, y)
@@ -317,7 +360,7 @@ function rgbRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, width
   }
 }
 
-function ycbcrRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number): void {
+function ycbcrRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, { width, y0, y1 }: Rows): void {
   const [ys, bs, rs] = s
   const yp = ys.plane
   const bp = bs.plane
@@ -325,7 +368,7 @@ function ycbcrRows(s: Sampler[], rowStart: RowStart, out: Uint8ClampedArray, wid
   const yc = ys.columns
   const bc = bs.columns
   const rc = rs.columns
-  for (let y = 0, o = 0; y < height; y++) {
+  for (let y = y0, o = 0; y < y1; y++) {
     const ry = rowStart(ys, y)
     const rb = rowStart(bs, y)
     const rr = rowStart(rs, y)
@@ -346,26 +389,27 @@ const CLAMP = Uint8Array.from({ length: 1024 }, (_, i) => Math.min(255, Math.max
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1
 
 /**
- * ycbcrRows for 4:2:0: each chroma sample's terms serve a 2×2 group, two rows at a time, written as whole
- * RGBA words (byte order permitting).
+ * ycbcrRows for 4:2:0: each chroma sample's terms serve a 2×2 group, two rows at a time (from an even y0),
+ * written as whole RGBA words (byte order and alignment permitting).
  */
-function ycbcr420Rows(samplers: Sampler[], out: Uint8ClampedArray, width: number, height: number): void {
+function ycbcr420Rows(samplers: Sampler[], out: Uint8ClampedArray, rows: Rows): void {
+  const { width, y0, y1 } = rows
   const [ys, bs, rs] = samplers
-  if (!LITTLE_ENDIAN) {
-    ycbcrRows(samplers, (s, y) => (((y * s.v) / 2) | 0) * s.planeWidth, out, width, height)
+  if (!LITTLE_ENDIAN || out.byteOffset % 4 !== 0) {
+    ycbcrRows(samplers, (s, y) => (((y * s.v) / 2) | 0) * s.planeWidth, out, rows)
     return
   }
-  const words = new Uint32Array(out.buffer, out.byteOffset, width * height)
+  const words = new Uint32Array(out.buffer, out.byteOffset, width * (y1 - y0))
   const yp = ys.plane
   const bp = bs.plane
   const rp = rs.plane
   const even = width & ~1
-  for (let y = 0; y < height; y += 2) {
+  for (let y = y0; y < y1; y += 2) {
     const ry = y * ys.planeWidth
     const ry1 = ry + ys.planeWidth
     const rc = (y >> 1) * bs.planeWidth
-    const second = y + 1 < height
-    let o = y * width
+    const second = y + 1 < y1
+    let o = (y - y0) * width
     let o1 = o + width
     for (let x = 0; x < even; x += 2, o += 2, o1 += 2) {
       const cb = bp[rc + (x >> 1)]
@@ -396,8 +440,8 @@ function ycbcr420Rows(samplers: Sampler[], out: Uint8ClampedArray, width: number
 }
 
 /** Adobe stores CMYK inverted, so each ink channel times K gives the RGB channel directly. */
-function applyInk(k: Sampler, rowStart: RowStart, out: Uint8ClampedArray, width: number, height: number, invert: boolean): void {
-  for (let y = 0, o = 0; y < height; y++) {
+function applyInk(k: Sampler, rowStart: RowStart, out: Uint8ClampedArray, { width, y0, y1 }: Rows, invert: boolean): void {
+  for (let y = y0, o = 0; y < y1; y++) {
     const row = rowStart(k, y)
     for (let x = 0; x < width; x++, o += 4) {
       const black = k.plane[row + k.columns[x]]

@@ -1,5 +1,5 @@
 import { ZIGZAG } from './jpeg-entropy.ts'
-import type { RgbaImage } from './raster.ts'
+import { rgbaRows, type RgbaImage, type RowSource } from './raster.ts'
 
 // Annex K example tables of ITU T.81, as every baseline encoder ships them.
 const LUMA_QUANT = [
@@ -78,21 +78,30 @@ function divisors(quant: Uint8Array, sampleCount = 1): Float64Array {
   return d
 }
 
+/**
+ * The encoded bytes, in chunks: a full chunk is kept and a new one begun, never grown and copied, so encoding
+ * allocates about twice the output (the chunks, then the bytes joined once) whatever the first guess of its size.
+ */
 class ByteWriter {
   bytes: Uint8Array
   length = 0
+  private readonly full: Uint8Array[] = []
+  private fullLength = 0
   private bitBuffer = 0
   private bitCount = 0
 
-  constructor(capacity: number) {
-    this.bytes = new Uint8Array(capacity)
+  constructor(private chunkSize: number) {
+    this.bytes = new Uint8Array(chunkSize)
   }
 
+  /** Room for `extra` bytes in the current chunk. */
   reserve(extra: number): void {
     if (this.length + extra <= this.bytes.length) return
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + extra))
-    grown.set(this.bytes.subarray(0, this.length))
-    this.bytes = grown
+    this.full.push(this.bytes.subarray(0, this.length))
+    this.fullLength += this.length
+    this.chunkSize = Math.min(MAX_CHUNK, this.chunkSize * 2)
+    this.bytes = new Uint8Array(Math.max(this.chunkSize, extra))
+    this.length = 0
   }
 
   byte(b: number): void {
@@ -122,7 +131,20 @@ class ByteWriter {
   flushBits(): void {
     if (this.bitCount > 0) this.bits((1 << (8 - this.bitCount)) - 1, 8 - this.bitCount)
   }
+
+  /** Every byte written, in one array of exactly their length. */
+  joined(): Uint8Array {
+    const out = new Uint8Array(this.fullLength + this.length)
+    let at = 0
+    for (const chunk of [...this.full, this.bytes.subarray(0, this.length)]) {
+      out.set(chunk, at)
+      at += chunk.length
+    }
+    return out
+  }
 }
+
+const MAX_CHUNK = 1024 * 1024
 
 /** One block's coefficients: transformed, quantized and Huffman-coded; returns its DC for the next prediction. */
 function encodeBlock(out: ByteWriter, block: Float64Array, div: Float64Array, dc: HuffmanCodes, ac: HuffmanCodes, previousDc: number): number {
@@ -153,10 +175,16 @@ function encodeBlock(out: ByteWriter, block: Float64Array, div: Float64Array, dc
 
 /** Baseline JPEG, 4:2:0, standard tables; alpha is ignored. Pure arithmetic, so identical input gives identical bytes. */
 export function encodeJpeg(image: RgbaImage, quality = 88): Uint8Array {
-  const { width, height, data } = image
+  return encodeJpegRows(rgbaRows(image), quality)
+}
+
+/** encodeJpeg reading its source one 16-row strip (a row of MCUs) at a time. */
+export function encodeJpegRows(source: RowSource, quality = 88): Uint8Array {
+  const { width, height } = source
   const lumaQuant = scaledQuant(LUMA_QUANT, quality)
   const chromaQuant = scaledQuant(CHROMA_QUANT, quality)
-  const out = new ByteWriter(Math.max(65536, (width * height) >> 1))
+  // A first guess of a tenth of the RGBA size: most photos at the usual qualities take less.
+  const out = new ByteWriter(Math.min(MAX_CHUNK, Math.max(65536, Math.ceil((width * height * 4) / 10))))
   writeHeaders(out, width, height, lumaQuant, chromaQuant)
 
   const lumaDiv = divisors(lumaQuant)
@@ -174,16 +202,19 @@ export function encodeJpeg(image: RgbaImage, quality = 88): Uint8Array {
   const paddedHeight = Math.ceil(height / 16) * 16
   const columnOffset = new Int32Array(paddedWidth)
   for (let x = 0; x < paddedWidth; x++) columnOffset[x] = Math.min(x, width - 1) * 4
-  const rowOffset = new Int32Array(paddedHeight)
-  for (let y = 0; y < paddedHeight; y++) rowOffset[y] = Math.min(y, height - 1) * width * 4
+  // Offsets of the strip's 16 rows in the strip; the image's last row repeats past its bottom edge.
+  const rowOffset = new Int32Array(16)
 
   for (let my = 0; my < paddedHeight; my += 16) {
+    const rows = Math.min(16, height - my)
+    const data = source.rows(my, rows)
+    for (let r = 0; r < 16; r++) rowOffset[r] = Math.min(r, rows - 1) * width * 4
     for (let mx = 0; mx < paddedWidth; mx += 16) {
       out.reserve(8192)
       // One 2×2 group per chroma sample: four luma samples, and the group's colour sums for Cb and Cr.
       for (let cy = 0; cy < 8; cy++) {
-        const top = rowOffset[my + 2 * cy]
-        const bottom = rowOffset[my + 2 * cy + 1]
+        const top = rowOffset[2 * cy]
+        const bottom = rowOffset[2 * cy + 1]
         const block = luma[(cy >> 2) << 1]
         const right = luma[((cy >> 2) << 1) + 1]
         const lumaRow = ((2 * cy) & 7) << 3
@@ -221,7 +252,7 @@ export function encodeJpeg(image: RgbaImage, quality = 88): Uint8Array {
   out.flushBits()
   out.reserve(2)
   out.u16(0xffd9)
-  return out.bytes.slice(0, out.length)
+  return out.joined()
 }
 
 function writeValue(out: ByteWriter, value: number, table: HuffmanCodes, runBits: number): void {

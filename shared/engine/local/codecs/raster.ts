@@ -70,3 +70,20 @@ export function checkAllocation(format: string, width: number, height: number, l
   }
   limits.budget?.spend(allocatedPixels)
 }
+
+/**
+ * An image read a strip of rows at a time, so a re-encode never holds more than its source and one strip: a JPEG
+ * kept as its decoded planes, or a resize of another source. `rows` answers RGBA rows [y, y + count) as a view
+ * that stays valid only until the next call.
+ */
+export interface RowSource {
+  readonly width: number
+  readonly height: number
+  rows(y: number, count: number): Uint8Array
+}
+
+/** Whole decoded pixels as a row source (no copy). */
+export function rgbaRows(image: RgbaImage): RowSource {
+  const stride = image.width * 4
+  return { width: image.width, height: image.height, rows: (y, count) => image.data.subarray(y * stride, (y + count) * stride) }
+}
