@@ -74,7 +74,8 @@ function parseArgs(argv: string[]): Options {
   const unseen = SPLITS['held-out-2']
   const isUnseen = (seed: number) => seed >= unseen.first && seed < unseen.first + unseen.count
   const ranges = options.splits.map((split) => seedRange(split, options))
-  if (options.seeds?.some(isUnseen) || ((options.list || options.save) && ranges.some(([from, to]) => from < unseen.first + unseen.count && to > unseen.first))) {
+  const looksAtRanges = !options.seeds && (options.list || options.save)
+  if (options.seeds?.some(isUnseen) || (looksAtRanges && ranges.some(([from, to]) => from < unseen.first + unseen.count && to > unseen.first))) {
     throw new UsageError(`seeds ${unseen.first}-${unseen.first + unseen.count - 1} are held out: they are measured, never listed, saved or run one by one`)
   }
   return options

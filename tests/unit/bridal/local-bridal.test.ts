@@ -67,7 +67,7 @@ describe('local train pre-treatment', () => {
   })
 
   it('sizes the train longer the further it reaches past the hem in the product photo', () => {
-    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, hemOverBodice: 4, floorLength: true, hasTrain: true })
+    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, endRise: 0.1, hemOverBodice: 4, floorLength: true, hasTrain: true })
     expect(trainFor(shape(140)).length).toBeGreaterThan(trainFor(shape(180)).length)
     expect(trainFor(shape(180)).spread).toBe(1.6)
   })
