@@ -82,7 +82,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   // Where the model blends wall into floor, a subject of the blend's colour reads as backdrop for a row or
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
   if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
-  const kept = largestComponent(mask, width, height)
+  const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
   return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise }
@@ -417,23 +417,36 @@ function closeVertically(mask: Uint8Array, width: number, height: number, gap: n
   }
 }
 
-function largestComponent(mask: Uint8Array, width: number, height: number): Uint8Array {
+interface Component {
+  size: number
+  x0: number
+  y0: number
+  x1: number
+  y1: number
+}
+
+/** Labels the 4-connected components of the mask (1, 2, …; 0 for background) and measures each. */
+function components(mask: Uint8Array, width: number, height: number): { labels: Int32Array; parts: Component[] } {
   const labels = new Int32Array(mask.length)
   const stack = new Int32Array(mask.length)
-  let best = 0
-  let bestSize = 0
+  const parts: Component[] = [{ size: 0, x0: 0, y0: 0, x1: 0, y1: 0 }]
   let next = 0
   for (let start = 0; start < mask.length; start++) {
     if (!mask[start] || labels[start]) continue
     next++
-    let size = 0
+    const part: Component = { size: 0, x0: width, y0: height, x1: 0, y1: 0 }
     let top = 0
     stack[top++] = start
     labels[start] = next
     while (top > 0) {
       const i = stack[--top]
-      size++
+      part.size++
       const x = i % width
+      const y = (i - x) / width
+      if (x < part.x0) part.x0 = x
+      if (x >= part.x1) part.x1 = x + 1
+      if (y < part.y0) part.y0 = y
+      if (y >= part.y1) part.y1 = y + 1
       for (let k = 0; k < 4; k++) {
         const j = k === 0 ? (x > 0 ? i - 1 : -1) : k === 1 ? (x < width - 1 ? i + 1 : -1) : k === 2 ? i - width : i < width * (height - 1) ? i + width : -1
         if (j >= 0 && mask[j] && !labels[j]) {
@@ -442,12 +455,44 @@ function largestComponent(mask: Uint8Array, width: number, height: number): Uint
         }
       }
     }
-    if (size > bestSize) {
-      bestSize = size
-      best = next
-    }
+    parts.push(part)
   }
+  return { labels, parts }
+}
+
+function largestComponent(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const { labels, parts } = components(mask, width, height)
+  let best = 0
+  for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
   const out = new Uint8Array(mask.length)
   for (let i = 0; i < mask.length; i++) out[i] = labels[i] === best && best > 0 ? 1 : 0
+  return out
+}
+
+/** Smallest share of the largest part that another part of the same figure has (a leg, a head). */
+const FIGURE_PART = 0.02
+
+/**
+ * The standing figure in a room photo: its largest part, and the parts straight above or below it. Clothes
+ * or skin of the wall's own colour cut a figure in pieces (white shorts against a white sweep, a face against
+ * a beige wall): the legs below them or the head above are still the same person.
+ */
+function figureComponents(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const { labels, parts } = components(mask, width, height)
+  let best = 0
+  for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
+  const out = new Uint8Array(mask.length)
+  if (best === 0) return out
+  const main = parts[best]
+  const keep = parts.map((part, k) => {
+    if (k === best) return true
+    if (k === 0 || part.size < FIGURE_PART * main.size) return false
+    // A limb or a head is narrower than the figure and clear of the frame's sides; a band of floor is not.
+    if (part.x0 === 0 || part.x1 === width || part.x1 - part.x0 > main.x1 - main.x0) return false
+    const cx = (part.x0 + part.x1) / 2
+    const cy = (part.y0 + part.y1) / 2
+    return cx > main.x0 && cx < main.x1 && (cy < main.y0 || cy > main.y1)
+  })
+  for (let i = 0; i < mask.length; i++) out[i] = keep[labels[i]] ? 1 : 0
   return out
 }
