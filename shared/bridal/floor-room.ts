@@ -9,8 +9,10 @@ const MAX_SHARE = 0.5
  * has room to lay the train out. The new floor continues the floor at the photo's bottom edge column by
  * column; where the feet or their shadow stand on that edge, the floor's run across the row (read robustly,
  * lighter in the middle under a vignette, graded by the light) stands in, so they are not drawn on into it.
+ * `standing` tells, for a position t from 0 to 1 across the photo, whether the shopper stands there on the
+ * bottom edge (their feet, as the analysis of the photo found them).
  */
-export function padWithFloor(person: InputImage, rows: number): InputImage {
+export function padWithFloor(person: InputImage, rows: number, standing?: (t: number) => boolean): InputImage {
   const image = decodeImage(person.bytes, person.format)
   const { width, height } = image
   const extra = Math.max(1, Math.min(Math.round(height * MAX_SHARE), Math.round(rows)))
@@ -33,7 +35,7 @@ export function padWithFloor(person: InputImage, rows: number): InputImage {
   const colour = new Uint8Array(width * 3)
   for (let x = 0; x < width; x++) {
     const t = x / Math.max(1, width - 1)
-    const outlier = floor.some((fit, c) => !fit.fits(columns[c][x], t))
+    const outlier = standing?.(t) || floor.some((fit, c) => !fit.fits(columns[c][x], t))
     for (let c = 0; c < 3; c++) colour[x * 3 + c] = Math.max(0, Math.min(255, Math.round(outlier ? floor[c].at(t) : columns[c][x])))
   }
   for (let y = height; y < height + extra; y++) {
