@@ -2,8 +2,9 @@ import type { InputImage, TrainSpec } from '../engine/types.ts'
 import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
 import type { GarmentShape } from '../engine/local/garment-shape.ts'
-import { analyseShopper, shopperPixels } from '../engine/local/index.ts'
+import { analyseShopper, floorRowsIn, shopperPixels } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
+import type { Mask } from '../engine/local/segmentation.ts'
 import { downscaleToFit } from '../engine/local/resize.ts'
 import { padWithFloor } from './floor-room.ts'
 import type { PretreatmentOutcome, TrainGuidance, TrainPretreatment } from './ports.ts'
@@ -58,7 +59,7 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
       }
       const train = trainFor(cutout.shape)
 
-      const { small, body } = analyseShopper(shopper)
+      const { small, body, segmentation } = analyseShopper(shopper, floorRowsIn(person, shopper.height))
       const footing = footingOf(body)
       // An engine that draws the train needs to know where the feet are; one we only ask is guided by our
       // reading of the photo where it is sure, and left to read the photo itself where not.
@@ -68,9 +69,28 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
       const wanted = train.length + 0.02
       if (room >= wanted) return { kind: 'prepared', garment, train }
       const rows = Math.ceil(((wanted - room) * body.figureHeight * person.height) / small.height)
-      return { kind: 'prepared', garment, train, person: padWithFloor(person, rows) }
+      const padded = padWithFloor(person, rows, standingOnEdge(segmentation.mask))
+      return { kind: 'prepared', garment, train, person: { ...padded, addedFloorRows: padded.height - person.height + (person.addedFloorRows ?? 0) } }
     },
   }
+}
+
+/**
+ * Where across the photo the shopper reaches its bottom rows (feet, shoes, their shadow), widened a little:
+ * the floor added below is not drawn on from there.
+ */
+function standingOnEdge(mask: Mask): (t: number) => boolean {
+  const { width, height, data } = mask
+  const rows = Math.max(2, Math.round(height * 0.04))
+  const margin = Math.max(2, Math.round(width * 0.02))
+  const columns = new Uint8Array(width)
+  for (let y = height - rows; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!data[y * width + x]) continue
+      for (let k = Math.max(0, x - margin); k <= Math.min(width - 1, x + margin); k++) columns[k] = 1
+    }
+  }
+  return (t) => columns[Math.min(width - 1, Math.max(0, Math.floor(t * width)))] === 1
 }
 
 type Footing = 'ok' | 'no-body' | 'no-feet'

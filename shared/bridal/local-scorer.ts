@@ -1,7 +1,7 @@
 import type { InputImage } from '../engine/types.ts'
 import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
 import { extractGarment } from '../engine/local/garment.ts'
-import { analyseShopper, shopperPixels, type ShopperAnalysis } from '../engine/local/index.ts'
+import { analyseShopper, floorRowsIn, shopperPixels, type ShopperAnalysis } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
 import { downscaleToFit, resizeArea } from '../engine/local/resize.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
@@ -66,7 +66,8 @@ export function createLocalTrainScorer(): TrainScorer {
         if (Math.abs(decoded.width / decoded.height - person.width / person.height) > 0.02 * (person.width / person.height)) {
           return { kind: 'unavailable', reason: UNMEASURABLE.framing }
         }
-        shopper = analyseShopper(shopperPixels(person, undefined, budget))
+        const photo = shopperPixels(person, undefined, budget)
+        shopper = analyseShopper(photo, floorRowsIn(person, photo.height))
         original = shopper.small
         generated = toSize(decoded, original.width, original.height)
         fabric = meanColour(extractGarment(downscaleToFit(decodeImage(garment.bytes, garment.format, { minLongSide: 256, expected: garment, budget }), 256)).image)

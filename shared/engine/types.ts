@@ -7,6 +7,11 @@ export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
 /** An input image after intake: validated bytes plus what its header said. */
 export interface InputImage extends DecodedImageInfo {
   bytes: Uint8Array
+  /**
+   * Rows of floor the bridal pre-treatment added below a shopper photo, so a train fits in the frame. They
+   * show nobody: the photo is analysed without them (and only engines that read our analysis care).
+   */
+  addedFloorRows?: number
 }
 
 export interface GeneratedImage {

@@ -22,6 +22,8 @@ export interface GarmentShape {
   flareBeyondTrend: number
   /** How much lower the outline's bottom hangs in its middle than towards its sides, over the length: a train's rounded end. */
   roundedEnd: number
+  /** How far above the bottom, over the length, the outline is last nearly as wide as at its widest. */
+  endRise: number
   /** Widest row of the lower part over the bodice width. */
   hemOverBodice: number
   /** Row where the skirt reaches the floor and the train begins (absolute); `bottom` when there is no train. */
@@ -142,6 +144,13 @@ export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undef
     middle.sort((a, b) => a - b)
     bottomDrop = ((middle[Math.floor(middle.length * 0.9)] ?? 0) - medianOf(sides)) / h
   }
+  // How far above the bottom the outline is last nearly as wide as at its widest: a train's rounded end
+  // narrows over a good part of its length, a hem stays wide to the end (a shadow under either is thin).
+  let widest = 0
+  for (let y = at(0.7); y < bottom; y++) widest = Math.max(widest, extent[y])
+  let lastWide = bottom - 1
+  while (lastWide > at(0.7) && extent[lastWide] < 0.97 * widest) lastWide--
+  const endRise = (bottom - 1 - lastWide) / h
   const lengthOverBodice = h / bodiceWidth
   // No garment is ten times as long as it is wide across the bust: that outline is a few scraps of fabric a
   // backdrop of the same colour left over (a white gown on a white sweep), not a gown to measure.
@@ -152,7 +161,7 @@ export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undef
   const floorLength = lengthOverBodice >= 4 && skirtOverBodice >= 2.2
   // Fabric spread on the floor ends in a rounded edge that hangs well below the sides of the outline; a hem
   // (straight, or curved by a camera a little above it) does not. Only a long garment can have a train.
-  const hasTrain = lengthOverBodice >= 3.2 && (bottomDrop >= 0.03 || (bottomDrop >= 0.02 && flareBeyondTrend >= 1.15))
+  const hasTrain = lengthOverBodice >= 3.2 && (bottomDrop >= 0.03 || (bottomDrop >= 0.02 && flareBeyondTrend >= 1.15) || endRise >= 0.08)
   // Where the train starts: the row at which the outline leaves the skirt's own flare.
   let hemRow = bottom
   if (hasTrain) {
@@ -163,7 +172,7 @@ export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undef
       }
     }
   }
-  return { top, bottom, waistRow, bodiceWidth, lengthOverBodice, skirtOverBodice, flareBeyondTrend, roundedEnd: bottomDrop, hemOverBodice, hemRow, floorLength, hasTrain }
+  return { top, bottom, waistRow, bodiceWidth, lengthOverBodice, skirtOverBodice, flareBeyondTrend, roundedEnd: bottomDrop, endRise, hemOverBodice, hemRow, floorLength, hasTrain }
 }
 
 /**

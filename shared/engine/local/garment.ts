@@ -2,7 +2,7 @@ import type { GarmentCategory } from '../types.ts'
 import type { RgbaImage } from './codecs/raster.ts'
 import { measureGarmentShape, type GarmentShape } from './garment-shape.ts'
 import { downscaleToFit } from './resize.ts'
-import { segmentForeground, type Mask } from './segmentation.ts'
+import { segmentForeground, type Mask, type SegmentOptions } from './segmentation.ts'
 
 /** The garment cut out of its product photo, cropped to its bounding box, with its shape measured. */
 export interface GarmentCutout {
@@ -29,20 +29,21 @@ export interface GarmentCutout {
 const ANALYSIS_SIDE = 256
 
 export function extractGarment(image: RgbaImage): GarmentCutout {
-  const cutout = cutGarment(image)
-  // A garment of the backdrop's own colour (a white gown on a white sweep) comes out in scraps; on a clean
-  // studio backdrop a finer threshold separates it by its shading. Only then: it also takes in a soft halo.
-  if (!cutout.separated || cutout.hasLegs || cutout.shape) return cutout
-  const finer = cutGarment(image, FINE_STUDIO_THRESHOLD)
-  return finer.shape ? finer : cutout
+  // On a studio backdrop the distance from it is averaged over a few pixels first: fabric of the backdrop's
+  // own colour (a white gown on a white sweep) comes out whole instead of in scraps. When that reads as no
+  // garment shape at all (thin parts lost to the averaging), the cut pixel by pixel is taken instead.
+  const smoothed = cutGarment(image, { smoothRadius: SMOOTH_RADIUS })
+  if (!smoothed.separated || smoothed.shape) return smoothed
+  const sharp = cutGarment(image)
+  return sharp.shape ? sharp : smoothed
 }
 
-/** The finest threshold for a studio backdrop, tried when the usual one leaves the garment in scraps. */
-const FINE_STUDIO_THRESHOLD = 9
+/** Radius (analysis pixels) over which the backdrop distance is averaged when single pixels leave the garment in scraps. */
+const SMOOTH_RADIUS = 2
 
-function cutGarment(image: RgbaImage, studioThreshold?: number): GarmentCutout {
+function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCutout {
   const small = downscaleToFit(image, ANALYSIS_SIDE)
-  const segmentation = segmentForeground(small, { studioThreshold })
+  const segmentation = segmentForeground(small, options)
   // Nothing separable from the backdrop: the whole picture is taken as the garment (e.g. a fabric close-up).
   const separated = segmentation.coverage >= 0.01
   const mask = separated ? withoutProps(small, segmentation.mask) : fullMask(small.width, small.height)

@@ -4,7 +4,7 @@ import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
 import { analyseBody, type BodyLayout } from './person.ts'
-import { downscaleToFit } from './resize.ts'
+import { downscaleToFit, resizeArea } from './resize.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 import { renderTrain } from './train.ts'
 
@@ -70,7 +70,7 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   if (await aborted()) return abortedOutcome
 
   const person = downscaleToFit(personDecoded.value, maxOutputSide)
-  const { small, segmentation, body } = analyseShopper(person)
+  const { small, segmentation, body } = analyseShopper(person, floorRowsIn(request.person, person.height))
   const garment = extractGarment(downscaleToFit(garmentDecoded.value, GARMENT_SIDE))
   const category: GarmentCategory = request.category ?? guessCategory(garment, request.clothingType)
   const scale = { x: person.width / small.width, y: person.height / small.height }
@@ -103,11 +103,30 @@ export interface ShopperAnalysis {
 /**
  * Where the shopper is in their photo, read from a small copy of it. The engine, the train pre-treatment and
  * the train scorer all read a photo through here, from the same pixels, so they agree on where the feet are.
+ * `addedFloorRows` (in this image's rows) of floor the pre-treatment added at the bottom are left out of the
+ * analysis, so the photo reads as it was sent; `small` and the mask still cover them, at the same scale.
  */
-export function analyseShopper(person: RgbaImage): ShopperAnalysis {
-  const small = downscaleToFit(person, ANALYSIS_SIDE)
-  const segmentation = segmentForeground(small, { backdrop: 'room' })
-  return { small, segmentation, body: analyseBody(segmentation.mask, segmentation.coverage) }
+export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAnalysis {
+  const added = Math.max(0, Math.min(person.height - MIN_PERSON_SIDE, Math.round(addedFloorRows)))
+  if (added === 0) {
+    const small = downscaleToFit(person, ANALYSIS_SIDE)
+    const segmentation = segmentForeground(small, { backdrop: 'room' })
+    return { small, segmentation, body: analyseBody(segmentation.mask, segmentation.coverage) }
+  }
+  const photo: RgbaImage = { width: person.width, height: person.height - added, data: person.data.subarray(0, person.width * (person.height - added) * 4) }
+  const smallPhoto = downscaleToFit(photo, ANALYSIS_SIDE)
+  const segmentation = segmentForeground(smallPhoto, { backdrop: 'room' })
+  const body = analyseBody(segmentation.mask, segmentation.coverage)
+  const height = Math.max(smallPhoto.height, Math.round((person.height * smallPhoto.height) / photo.height))
+  const small = smallPhoto.width === person.width && height === person.height ? person : resizeArea(person, smallPhoto.width, height)
+  const mask = new Uint8Array(smallPhoto.width * height)
+  mask.set(segmentation.mask.data)
+  return { small, segmentation: { ...segmentation, mask: { width: smallPhoto.width, height, data: mask } }, body }
+}
+
+/** The floor rows the pre-treatment added to an input photo, in rows of its decoded copy of `height` rows. */
+export function floorRowsIn(input: InputImage, height: number): number {
+  return input.addedFloorRows && input.height > 0 ? (input.addedFloorRows * height) / input.height : 0
 }
 
 /** The shopper photo decoded and sized as the engine takes it, ready for analyseShopper; its decode counts against `budget`. */

@@ -38,12 +38,40 @@ const HIP = 0.5
 const CROTCH = 0.525
 const ANKLE = 0.955
 
-/** Finds the figure's landmarks from its silhouette; falls back to a centred figure filling the frame. */
+/**
+ * Finds the figure's landmarks from its silhouette; falls back to a centred figure filling the frame (not
+ * `found`). A silhouette with a hole where clothes or skin match the wall (a grey shirt against a grey wall,
+ * a face against a beige one) is read again with each row filled between its outermost pixels, and a figure
+ * whose head did not come out at all is read from its shoulders and feet.
+ */
 export function analyseBody(mask: Mask, coverage: number): BodyLayout {
   const { width, height } = mask
   if (coverage < 0.02 || coverage > 0.9) return defaultLayout(width, height)
+  const layout = readBody(mask, false)
+  if (layout.found) return layout
+  const filled = filledRows(mask)
+  const second = readBody(filled, false)
+  if (second.found) return second
+  return readBody(filled, true)
+}
+
+/** The mask with every row filled from its first to its last pixel. */
+function filledRows({ width, height, data }: Mask): Mask {
+  const out = Uint8Array.from(data)
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    let first = -1
+    let last = -1
+    for (let x = 0; x < width; x++) if (data[row + x]) (first = first < 0 ? x : first), (last = x)
+    if (first >= 0) out.fill(1, row + first, row + last + 1)
+  }
+  return { width, height, data: out }
+}
+
+function readBody(mask: Mask, headless: boolean): BodyLayout {
+  const { width, height } = mask
   const rows = rowExtents(mask)
-  const top = rows.first.findIndex((x, y) => x >= 0 && rows.count[y] >= Math.max(2, width * 0.01))
+  let top = rows.first.findIndex((x, y) => x >= 0 && rows.count[y] >= Math.max(2, width * 0.01))
   if (top < 0) return defaultLayout(width, height)
   let last = height - 1
   while (last > top && rows.count[last] < 2) last--
@@ -61,9 +89,10 @@ export function analyseBody(mask: Mask, coverage: number): BodyLayout {
     centralWidth[y] = run ? run[1] - run[0] + 1 : 0
   }
   const smooth = median3(centralWidth)
-  const shoulders = findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
+  const shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
   if (!shoulders) return defaultLayout(width, height)
   const { shoulderStart, neckY, headWidth } = shoulders
+  top = shoulders.headTop ?? top
   let shoulderWidth = 0
   for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++) shoulderWidth = Math.max(shoulderWidth, smooth[y])
   if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
@@ -171,9 +200,23 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
     if (!held) continue
     let neckY = y
     for (let k = top + Math.round(0.5 * headWidth); k < y; k++) if (width[k] < width[neckY]) neckY = k
-    return { shoulderStart: y, neckY, headWidth }
+    return { shoulderStart: y, neckY, headWidth, headTop: undefined as number | undefined }
   }
   return null
+}
+
+/**
+ * A figure whose head did not come out (skin and hair of the wall's colour): its silhouette starts at the
+ * shoulders, square and shoulder-wide, and the head is where a standing figure's proportions put it above
+ * them. Only with the feet in the photo, which fix the figure's height.
+ */
+function headlessShoulders(width: Float32Array, top: number, bottom: number, feetVisible: boolean) {
+  if (!feetVisible) return null
+  const stature = (bottom - top) / (1 - SHOULDER)
+  const shoulderWidth = Math.max(width[top + 1] ?? 0, width[top + 2] ?? 0, width[top + 3] ?? 0)
+  if (shoulderWidth < 0.15 * stature || shoulderWidth > 0.4 * stature) return null
+  const headTop = Math.round(bottom - stature)
+  return { shoulderStart: top, neckY: Math.max(headTop, top - Math.round(0.03 * stature)), headWidth: shoulderWidth / 2.3, headTop }
 }
 
 /** The first row, going down, from which the body's centre line is background between two legs for a while. */

@@ -113,8 +113,9 @@ function rowBlur({ width, height, data }: RgbaImage, r: number): Float32Array {
 
 /** The first row of the floor: below the lowest clear step in the backdrop at both edges; `height` when there is none. */
 function floorLine(left: Float32Array, right: Float32Array, height: number): number {
+  // Over two rows: a line that a resize spread over two rows is as clear a step as one that it did not.
   const step = (edge: Float32Array, y: number) =>
-    Math.abs(edge[y * 3] - edge[y * 3 - 3]) + Math.abs(edge[y * 3 + 1] - edge[y * 3 - 2]) + Math.abs(edge[y * 3 + 2] - edge[y * 3 - 1])
+    Math.abs(edge[y * 3] - edge[y * 3 - 6]) + Math.abs(edge[y * 3 + 1] - edge[y * 3 - 5]) + Math.abs(edge[y * 3 + 2] - edge[y * 3 - 4])
   for (let y = height - 1; y > height * 0.4; y--) if (step(left, y) > 20 && step(right, y) > 20) return y
   return height
 }

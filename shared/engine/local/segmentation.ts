@@ -18,6 +18,8 @@ export interface Segmentation {
 
 /** A studio backdrop's smallest threshold: lower finds more of a white gown on a white sweep, but takes in the soft halo around a garment too. */
 const STUDIO_MIN_THRESHOLD = 22
+/** The smallest threshold on the averaged distance (smoothRadius): a few levels, well above averaged sensor noise. */
+const SMOOTH_MIN_THRESHOLD = 3
 
 export interface SegmentOptions {
   /**
@@ -27,6 +29,13 @@ export interface SegmentOptions {
   backdrop?: 'studio' | 'room'
   /** A studio backdrop's smallest threshold, instead of the default. */
   studioThreshold?: number
+  /**
+   * Studio: judge each pixel by its mean distance from the backdrop over a square of this radius. Fabric of
+   * the backdrop's own colour (a white gown on a white sweep) differs from it by its folds, weave and shading,
+   * a little here and a little there, never at every pixel; averaged, it stands out from a backdrop whose
+   * only variation is sensor noise. The mask is shrunk back by the radius afterwards.
+   */
+  smoothRadius?: number
 }
 
 /**
@@ -39,6 +48,8 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   let distance: Float32Array = new Float32Array(n)
   let threshold: number | Float32Array
   let backgroundNoise = 0
+  /** Pixels the averaging spread the subject by, taken off again after the fill. */
+  let spread = 0
   if (hasTransparentBorder(image)) {
     for (let i = 0; i < n; i++) distance[i] = data[i * 4 + 3]
     threshold = 128
@@ -48,40 +59,101 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
     threshold = room.threshold
     backgroundNoise = room.noise
   } else {
-    const model = fitBackground(image)
-    backgroundNoise = model.noise
-    const [kr, kg, kb] = model.coefficients
-    for (let y = 0, i = 0; y < height; y++) {
-      // The surface along a row is a quadratic in u: a + b·u + c·u², with its terms fixed by the row.
-      const v = y / height - 0.5
-      const ar = kr[0] + kr[2] * v + kr[4] * v * v
-      const br = kr[1] + kr[5] * v
-      const ag = kg[0] + kg[2] * v + kg[4] * v * v
-      const bg = kg[1] + kg[5] * v
-      const ab = kb[0] + kb[2] * v + kb[4] * v * v
-      const bb = kb[1] + kb[5] * v
-      for (let x = 0; x < width; x++, i++) {
-        const u = x / width - 0.5
-        const p = i * 4
-        const dr = data[p] - (ar + br * u + kr[3] * u * u)
-        const dg = data[p + 1] - (ag + bg * u + kg[3] * u * u)
-        const db = data[p + 2] - (ab + bb * u + kb[3] * u * u)
-        distance[i] = Math.sqrt(dr * dr + dg * dg + db * db) * (data[p + 3] / 255)
-      }
+    const studio = options.smoothRadius ? smoothedStudioDistance(image, options.smoothRadius) : undefined
+    if (studio && studio.contrast < LOW_CONTRAST) {
+      distance = studio.distance
+      backgroundNoise = studio.noise
+      // A faint ring around the subject (a soft edge, JPEG ringing) stays backdrop.
+      threshold = Math.max(options.studioThreshold ?? SMOOTH_MIN_THRESHOLD, studio.noise * 2, HALO * studio.contrast)
+      spread = options.smoothRadius ?? 0
+    } else {
+      // A subject that stands out clearly is cut pixel by pixel, along its true edge.
+      const model = fitBackground(image, borderSamples(width, height))
+      backgroundNoise = model.noise
+      distance = studioDistance(image, model)
+      threshold = Math.max(options.studioThreshold ?? STUDIO_MIN_THRESHOLD, model.noise * 3.5)
     }
-    threshold = Math.max(options.studioThreshold ?? STUDIO_MIN_THRESHOLD, model.noise * 3.5)
   }
   const background = floodFromBorder(distance, width, height, threshold)
   const mask = new Uint8Array(n)
   for (let i = 0; i < n; i++) mask[i] = background[i] ? 0 : 1
+  if (spread) erode(mask, width, height, spread)
   open(mask, width, height)
   // Where the model blends wall into floor, a subject of the blend's colour reads as backdrop for a row or
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
   if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
-  const kept = largestComponent(mask, width, height)
+  const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
   return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise }
+}
+
+/** Per pixel, the RGB distance from a studio backdrop model (a quadratic surface per channel). */
+function studioDistance(image: RgbaImage, model: BackgroundModel): Float32Array {
+  const { width, height, data } = image
+  const distance = new Float32Array(width * height)
+  const [kr, kg, kb] = model.coefficients
+  for (let y = 0, i = 0; y < height; y++) {
+    // The surface along a row is a quadratic in u: a + b·u + c·u², with its terms fixed by the row.
+    const v = y / height - 0.5
+    const ar = kr[0] + kr[2] * v + kr[4] * v * v
+    const br = kr[1] + kr[5] * v
+    const ag = kg[0] + kg[2] * v + kg[4] * v * v
+    const bg = kg[1] + kg[5] * v
+    const ab = kb[0] + kb[2] * v + kb[4] * v * v
+    const bb = kb[1] + kb[5] * v
+    for (let x = 0; x < width; x++, i++) {
+      const u = x / width - 0.5
+      const p = i * 4
+      const dr = data[p] - (ar + br * u + kr[3] * u * u)
+      const dg = data[p + 1] - (ag + bg * u + kg[3] * u * u)
+      const db = data[p + 2] - (ab + bb * u + kb[3] * u * u)
+      distance[i] = Math.sqrt(dr * dr + dg * dg + db * db) * (data[p + 3] / 255)
+    }
+  }
+  return distance
+}
+
+/** A subject's typical averaged distance from the backdrop below which it is cut on the averaged distance. */
+const LOW_CONTRAST = 50
+/** Share of a subject's typical distance from the backdrop below which a faint ring around it is taken as backdrop. */
+const HALO = 0.12
+
+/** Outside this averaged distance a pixel is surely backdrop, and the backdrop is refitted on such pixels. */
+const SURELY_SUBJECT = 6
+
+/**
+ * The averaged distance from a studio backdrop fitted twice: to the border, then to every pixel clearly
+ * away from the subject. Light falling off towards the frame's edges curves the backdrop more than a
+ * surface fitted to the border alone follows; near the subject that difference would read as subject.
+ */
+function smoothedStudioDistance(image: RgbaImage, radius: number): { distance: Float32Array; noise: number; contrast: number } {
+  const { width, height } = image
+  let model = fitBackground(image, borderSamples(width, height))
+  let smoothed = boxMean(studioDistance(image, model), width, height, radius)
+  const subject = new Uint8Array(width * height)
+  const background = floodFromBorder(smoothed, width, height, Math.max(SURELY_SUBJECT, model.noise * 3))
+  for (let i = 0; i < subject.length; i++) subject[i] = background[i] ? 0 : 1
+  const near = dilate(subject, width, height, radius * 3)
+  const samples: number[] = []
+  const step = Math.max(1, Math.round(Math.min(width, height) / 96))
+  for (let y = 0; y < height; y += step) {
+    for (let x = 0; x < width; x += step) if (!near[y * width + x]) samples.push(y * width + x, x, y)
+  }
+  if (samples.length >= 3 * 64) {
+    model = fitBackground(image, samples)
+    smoothed = boxMean(studioDistance(image, model), width, height, radius)
+  }
+  const inside: number[] = []
+  for (let i = 0; i < subject.length; i += step) if (subject[i]) inside.push(smoothed[i])
+  inside.sort((a, b) => a - b)
+  return { distance: smoothed, noise: model.noise, contrast: inside[inside.length >> 1] ?? 0 }
+}
+
+function borderSamples(width: number, height: number): number[] {
+  const samples: number[] = []
+  forEachBorderPixel(width, height, (i, x, y) => samples.push(i, x, y))
+  return samples
 }
 
 function hasTransparentBorder({ width, height, data }: RgbaImage): boolean {
@@ -111,11 +183,12 @@ interface BackgroundModel {
   noise: number
 }
 
-/** Least-squares quadratic surface per channel over the border, refitted twice without the outliers (the subject). */
-function fitBackground(image: RgbaImage): BackgroundModel {
+/**
+ * Least-squares quadratic surface per channel over the samples (index, x, y triples: the border, or the
+ * backdrop around a subject), refitted twice without the outliers (the subject).
+ */
+function fitBackground(image: RgbaImage, samples: number[]): BackgroundModel {
   const { width, height, data } = image
-  const samples: number[] = []
-  forEachBorderPixel(width, height, (i, x, y) => samples.push(i, x, y))
   const count = samples.length / 3
   const features = (x: number, y: number): number[] => {
     const u = x / width - 0.5
@@ -226,6 +299,91 @@ function floodFromBorder(distance: Float32Array, width: number, height: number, 
   return background
 }
 
+/** Mean of the values over a (2r+1)² square, clipped at the edges: two running sums, one per axis. */
+function boxMean(values: Float32Array, width: number, height: number, r: number): Float32Array {
+  const rows = new Float32Array(values.length)
+  for (let y = 0; y < height; y++) {
+    let sum = 0
+    let count = 0
+    const row = y * width
+    for (let x = 0; x < Math.min(width, r); x++, count++) sum += values[row + x]
+    for (let x = 0; x < width; x++) {
+      if (x + r < width) (sum += values[row + x + r]), count++
+      if (x - r - 1 >= 0) (sum -= values[row + x - r - 1]), count--
+      rows[row + x] = sum / count
+    }
+  }
+  const out = new Float32Array(values.length)
+  for (let x = 0; x < width; x++) {
+    let sum = 0
+    let count = 0
+    for (let y = 0; y < Math.min(height, r); y++, count++) sum += rows[y * width + x]
+    for (let y = 0; y < height; y++) {
+      if (y + r < height) (sum += rows[(y + r) * width + x]), count++
+      if (y - r - 1 >= 0) (sum -= rows[(y - r - 1) * width + x]), count--
+      out[y * width + x] = sum / count
+    }
+  }
+  return out
+}
+
+/** The mask grown by r pixels (a square), as a new mask. */
+function dilate(mask: Uint8Array, width: number, height: number, r: number): Uint8Array {
+  const across = new Uint8Array(mask.length)
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    let last = -Infinity
+    for (let x = 0; x < width; x++) {
+      if (mask[row + x]) last = x
+      if (x - last <= r) across[row + x] = 1
+    }
+    last = Infinity
+    for (let x = width - 1; x >= 0; x--) {
+      if (mask[row + x]) last = x
+      if (last - x <= r) across[row + x] = 1
+    }
+  }
+  const out = new Uint8Array(mask.length)
+  for (let x = 0; x < width; x++) {
+    let last = -Infinity
+    for (let y = 0; y < height; y++) {
+      if (across[y * width + x]) last = y
+      if (y - last <= r) out[y * width + x] = 1
+    }
+    last = Infinity
+    for (let y = height - 1; y >= 0; y--) {
+      if (across[y * width + x]) last = y
+      if (last - y <= r) out[y * width + x] = 1
+    }
+  }
+  return out
+}
+
+/** Shrinks the mask by r pixels (a square): what averaging spread past the subject's edge comes off again. */
+function erode(mask: Uint8Array, width: number, height: number, r: number): void {
+  // Distance to the nearest background pixel along rows, then along columns (a square's Chebyshev distance).
+  const across = new Int32Array(mask.length)
+  for (let y = 0; y < height; y++) {
+    const row = y * width
+    let run = 0
+    for (let x = 0; x < width; x++) across[row + x] = run = mask[row + x] ? run + 1 : 0
+    run = 0
+    for (let x = width - 1; x >= 0; x--) {
+      run = mask[row + x] ? run + 1 : 0
+      across[row + x] = Math.min(across[row + x], run)
+    }
+  }
+  const keep = new Uint8Array(mask.length)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let ok = across[y * width + x] > r
+      for (let k = 1; ok && k <= r; k++) ok = y - k >= 0 && y + k < height && across[(y - k) * width + x] > r && across[(y + k) * width + x] > r
+      keep[y * width + x] = ok ? 1 : 0
+    }
+  }
+  mask.set(keep)
+}
+
 /** Morphological opening with a 3×3 cross: drops single-pixel specks and hairline bridges. */
 function open(mask: Uint8Array, width: number, height: number): void {
   const eroded = new Uint8Array(mask.length)
@@ -259,23 +417,36 @@ function closeVertically(mask: Uint8Array, width: number, height: number, gap: n
   }
 }
 
-function largestComponent(mask: Uint8Array, width: number, height: number): Uint8Array {
+interface Component {
+  size: number
+  x0: number
+  y0: number
+  x1: number
+  y1: number
+}
+
+/** Labels the 4-connected components of the mask (1, 2, …; 0 for background) and measures each. */
+function components(mask: Uint8Array, width: number, height: number): { labels: Int32Array; parts: Component[] } {
   const labels = new Int32Array(mask.length)
   const stack = new Int32Array(mask.length)
-  let best = 0
-  let bestSize = 0
+  const parts: Component[] = [{ size: 0, x0: 0, y0: 0, x1: 0, y1: 0 }]
   let next = 0
   for (let start = 0; start < mask.length; start++) {
     if (!mask[start] || labels[start]) continue
     next++
-    let size = 0
+    const part: Component = { size: 0, x0: width, y0: height, x1: 0, y1: 0 }
     let top = 0
     stack[top++] = start
     labels[start] = next
     while (top > 0) {
       const i = stack[--top]
-      size++
+      part.size++
       const x = i % width
+      const y = (i - x) / width
+      if (x < part.x0) part.x0 = x
+      if (x >= part.x1) part.x1 = x + 1
+      if (y < part.y0) part.y0 = y
+      if (y >= part.y1) part.y1 = y + 1
       for (let k = 0; k < 4; k++) {
         const j = k === 0 ? (x > 0 ? i - 1 : -1) : k === 1 ? (x < width - 1 ? i + 1 : -1) : k === 2 ? i - width : i < width * (height - 1) ? i + width : -1
         if (j >= 0 && mask[j] && !labels[j]) {
@@ -284,12 +455,44 @@ function largestComponent(mask: Uint8Array, width: number, height: number): Uint
         }
       }
     }
-    if (size > bestSize) {
-      bestSize = size
-      best = next
-    }
+    parts.push(part)
   }
+  return { labels, parts }
+}
+
+function largestComponent(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const { labels, parts } = components(mask, width, height)
+  let best = 0
+  for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
   const out = new Uint8Array(mask.length)
   for (let i = 0; i < mask.length; i++) out[i] = labels[i] === best && best > 0 ? 1 : 0
+  return out
+}
+
+/** Smallest share of the largest part that another part of the same figure has (a leg, a head). */
+const FIGURE_PART = 0.02
+
+/**
+ * The standing figure in a room photo: its largest part, and the parts straight above or below it. Clothes
+ * or skin of the wall's own colour cut a figure in pieces (white shorts against a white sweep, a face against
+ * a beige wall): the legs below them or the head above are still the same person.
+ */
+function figureComponents(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const { labels, parts } = components(mask, width, height)
+  let best = 0
+  for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
+  const out = new Uint8Array(mask.length)
+  if (best === 0) return out
+  const main = parts[best]
+  const keep = parts.map((part, k) => {
+    if (k === best) return true
+    if (k === 0 || part.size < FIGURE_PART * main.size) return false
+    // A limb or a head is narrower than the figure and clear of the frame's sides; a band of floor is not.
+    if (part.x0 === 0 || part.x1 === width || part.x1 - part.x0 > main.x1 - main.x0) return false
+    const cx = (part.x0 + part.x1) / 2
+    const cy = (part.y0 + part.y1) / 2
+    return cx > main.x0 && cx < main.x1 && (cy < main.y0 || cy > main.y1)
+  })
+  for (let i = 0; i < mask.length; i++) out[i] = keep[labels[i]] ? 1 : 0
   return out
 }

@@ -4,7 +4,7 @@ import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/loc
 import { generateWithTrain, withBridalScenario } from '../../../shared/bridal/pipeline.ts'
 import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
 import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
-import { analyseShopper, createLocalEngine, shopperPixels } from '../../../shared/engine/local/index.ts'
+import { analyseShopper, createLocalEngine, floorRowsIn, shopperPixels } from '../../../shared/engine/local/index.ts'
 import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
 import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
 import { ApiError } from '../../../shared/http/errors.ts'
@@ -67,7 +67,7 @@ describe('local train pre-treatment', () => {
   })
 
   it('sizes the train longer the further it reaches past the hem in the product photo', () => {
-    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, hemOverBodice: 4, floorLength: true, hasTrain: true })
+    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, endRise: 0.1, hemOverBodice: 4, floorLength: true, hasTrain: true })
     expect(trainFor(shape(140)).length).toBeGreaterThan(trainFor(shape(180)).length)
     expect(trainFor(shape(180)).spread).toBe(1.6)
   })
@@ -108,6 +108,35 @@ describe('local train pre-treatment', () => {
       for (const x of [0, padded.width >> 1, padded.width - 1]) {
         expect(Math.abs(padded.data[row + x * 4] - slate[0]), `x ${x}`).toBeLessThan(16)
       }
+    }
+  })
+})
+
+describe('floor added below a shopper photo', () => {
+  it('is marked on the photo, and the photo reads as it was sent: the same figure, the same feet', async () => {
+    const tight = withFloorRoom(0.03)
+    const outcome = await createLocalPretreatment().prepare({ person: tight, garment: gown })
+    if (outcome.kind !== 'prepared' || !outcome.person) throw new Error('no padded photo')
+    expect(outcome.person.addedFloorRows).toBe(outcome.person.height - tight.height)
+    const before = analyseShopper(shopperPixels(tight)).body
+    const pixels = shopperPixels(outcome.person)
+    const after = analyseShopper(pixels, floorRowsIn(outcome.person, pixels.height))
+    expect(after.body.found && after.body.feetVisible).toBe(true)
+    for (const landmark of ['headTop', 'shoulderY', 'floorY', 'centreX'] as const) expect(Math.abs(after.body[landmark] - before[landmark]), landmark).toBeLessThan(1.5)
+    // The analysis image and its mask still cover the added rows, at the photo's scale.
+    expect(after.small.height / after.small.width).toBeCloseTo(outcome.person.height / outcome.person.width, 1)
+    expect(after.segmentation.mask.height).toBe(after.small.height)
+  })
+
+  it('continues the floor below the feet, not the shoes', async () => {
+    const tight = withFloorRoom(0.02)
+    const outcome = await createLocalPretreatment().prepare({ person: tight, garment: gown })
+    if (outcome.kind !== 'prepared' || !outcome.person) throw new Error('no padded photo')
+    const padded = decodeImage(outcome.person.bytes, outcome.person.format)
+    const row = (tight.height + 4) * padded.width * 4
+    for (const box of shopper.geometry.shins) {
+      const x = Math.round((box[0] + box[2]) / 2)
+      expect(Math.abs(padded.data[row + x * 4] - slate[0]), `x ${x}`).toBeLessThan(16)
     }
   })
 })

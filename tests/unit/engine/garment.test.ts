@@ -108,6 +108,62 @@ describe('garment extraction', () => {
     }
   })
 
+  it.each(['gown-with-train', 'gown'] as GarmentKind[])('cuts a white %s off a white studio backdrop whole, and reads its train only where there is one', (kind) => {
+    // Fabric a few levels off the backdrop: only its weave and shading tell it apart.
+    const white: Rgb = [246, 244, 239]
+    const photo = drawGarment({ kind, color: white, width: size, height: size }).image
+    const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
+    const cut = extractGarment(photo)
+    expect(overlapWithTrueShape(cut, shape)).toBeGreaterThan(0.9)
+    expect(cut.shape?.hasTrain).toBe(kind === 'gown-with-train')
+  })
+
+  it.each(['gown-with-train', 'gown'] as GarmentKind[])('reads a white %s over a soft studio shadow of its own tone: a train only where there is one', (kind) => {
+    const white: Rgb = [246, 244, 239]
+    const photo = drawGarment({ kind, color: white, width: size, height: size }).image
+    const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
+    // A flat shadow on the floor behind the hem, as wide as most of the garment and a few rows deep.
+    let [x0, x1, y1] = [size, 0, 0]
+    for (let i = 0; i < size * size; i++) {
+      if (shape.data[i * 4 + 3] < 128) continue
+      ;[x0, x1, y1] = [Math.min(x0, i % size), Math.max(x1, i % size), Math.max(y1, Math.floor(i / size))]
+    }
+    const [cx, rx, ry] = [(x0 + x1) / 2, (x1 - x0) * 0.45, size * 0.015]
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) {
+        const i = (y * size + x) * 4
+        if (shape.data[i + 3] >= 128 || ((x - cx) / rx) ** 2 + ((y - (y1 - 2)) / ry) ** 2 > 1) continue
+        for (let c = 0; c < 3; c++) photo.data[i + c] = Math.round(photo.data[i + c] * 0.87)
+      }
+    }
+    expect(extractGarment(photo).shape?.hasTrain).toBe(kind === 'gown-with-train')
+  })
+
+  it.each([true, false])('tells a train from a plain hem with a flat shadow under either (train: %s)', (train) => {
+    // An outline as a white gown on a white sweep leaves it, its shadow included: bodice, a flared skirt to
+    // the floor, with a train a fan that narrows to a rounded end; under both a flat shadow as wide as the hem.
+    const image = { width: size, height: size, data: new Uint8Array(size * size * 4) }
+    const half = (y: number): number => {
+      if (y < 12) return 0
+      if (y < 70) return y < 55 ? 22 : 17
+      const skirt = 17 + ((y - 70) / 130) * 43
+      if (!train) return y <= 200 ? skirt : 0
+      if (y < 150) return skirt
+      const t = (y - 150) / 78
+      const fan = skirt + (88 - skirt) * Math.min(1, t / 0.6)
+      return t > 1 ? 0 : t > 0.6 ? fan * Math.sqrt(1 - ((t - 0.6) / 0.4) ** 2) : fan
+    }
+    const bottom = train ? 228 : 200
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) {
+        const shadow = ((x - 120) / 84) ** 2 + ((y - (bottom - 1)) / 4) ** 2 <= 1
+        if (Math.abs(x - 120) > half(y) && !shadow) continue
+        image.data.set([240, 238, 232, 255], (y * size + x) * 4)
+      }
+    }
+    expect(extractGarment(image).shape?.hasTrain).toBe(train)
+  })
+
   it('takes the whole picture as the garment when nothing stands out, such as a fabric close-up', () => {
     const cut = extractGarment(makeFlatImage({ width: 90, height: 60, color: [160, 40, 60] }).pixels)
     expect([cut.image.width, cut.image.height]).toEqual([90, 60])

@@ -56,6 +56,44 @@ describe('body landmarks of a full-length photo', () => {
   it.todo('finds the shoulders when dark hair meets a dark backdrop (today the head is lost and the garment lands on the face)')
 })
 
+/** The drawn figure's silhouette with the pixels inside `cut` (a function of x and y) taken out. */
+function silhouetteWithout(cut: (x: number, y: number, drawn: ShopperGeometry) => boolean): { body: BodyLayout; drawn: ShopperGeometry } {
+  const { image, geometry } = drawShopper({ width: 214, height: 320, fullLength: true })
+  const { mask } = segmentForeground(image)
+  for (let y = 0; y < mask.height; y++) for (let x = 0; x < mask.width; x++) if (cut(x, y, geometry)) mask.data[y * mask.width + x] = 0
+  const coverage = mask.data.reduce((n, v) => n + v, 0) / mask.data.length
+  return { body: analyseBody(mask, coverage), drawn: geometry }
+}
+
+describe('body landmarks of a silhouette with parts the colour of the wall', () => {
+  it('reads across a shirt that did not come out, between the arms', () => {
+    // The torso from below the shoulders to the hips is gone; the arms beside it remain.
+    const { body, drawn } = silhouetteWithout((x, y, d) => y > d.shoulderY + 0.02 * d.figureHeight && y < d.hipY && Math.abs(x - d.centreX) < d.shoulderHalfWidth * 0.85)
+    expect(body.found).toBe(true)
+    expect(body.feetVisible).toBe(true)
+    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
+    for (const landmark of ['ankleY', 'floorY', 'figureHeight'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
+  })
+
+  it('places the head above the shoulders from the feet when the head did not come out', () => {
+    const { body, drawn } = silhouetteWithout((_, y, d) => y < d.shoulderY - 0.005 * d.figureHeight)
+    expect(body.found).toBe(true)
+    expect(offBy(body, drawn, 'shoulderY')).toBeLessThan(0.03)
+    expect(offBy(body, drawn, 'headTop')).toBeLessThan(0.04)
+    expect(offBy(body, drawn, 'floorY')).toBeLessThan(0.035)
+    expect(body.neckY).toBeLessThan(body.shoulderY)
+  })
+
+  it('does not place a head from the shoulders without the feet to measure the figure by', () => {
+    const { image } = drawShopper({ width: 214, height: 320, fullLength: false })
+    const { mask } = segmentForeground(image)
+    const { geometry } = drawShopper({ width: 214, height: 320, fullLength: false })
+    for (let y = 0; y < geometry.shoulderY - 0.005 * geometry.figureHeight; y++) mask.data.fill(0, y * mask.width, (y + 1) * mask.width)
+    const coverage = mask.data.reduce((n, v) => n + v, 0) / mask.data.length
+    expect(analyseBody(mask, coverage).found).toBe(false)
+  })
+})
+
 describe('body landmarks of a half-length photo', () => {
   it('reports the feet as out of frame and extrapolates the lower landmarks past the bottom edge', () => {
     const { body, drawn } = analyse(214, 320, false)

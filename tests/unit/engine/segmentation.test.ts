@@ -43,6 +43,19 @@ describe('person segmentation', () => {
     expect(coverage).toBeLessThan(0.45)
   })
 
+  it('keeps the legs below a band of clothes the colour of the wall, in a room photo', () => {
+    const backdrop: [number, number, number] = [236, 233, 228]
+    const { image, geometry } = drawShopper({ width: 200, height: 300, background: backdrop })
+    // Shorts of the wall's own colour: a band across the hips and thighs cuts the figure in two.
+    for (let y = Math.round(geometry.hipY); y < Math.round(geometry.crotchY + 0.08 * geometry.figureHeight); y++) {
+      for (let x = 0; x < image.width; x++) image.data.set(backdrop, (y * image.width + x) * 4)
+    }
+    const { mask } = segmentForeground(image, { backdrop: 'room' })
+    expect(subjectShare(mask, geometry.torso)).toBeGreaterThan(0.95)
+    for (const box of geometry.shins) expect(subjectShare(mask, box)).toBeGreaterThan(0.95)
+    for (const box of geometry.background) expect(subjectShare(mask, box)).toBe(0)
+  })
+
   it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
     const { image, geometry } = drawShopper({ width: 200, height: 300 })
     const [x0, y0] = geometry.background[2].map(Math.ceil)
