@@ -6,10 +6,9 @@
  */
 import { zlibSync } from 'fflate'
 import { decode as fastPngDecode } from 'fast-png'
-import { concat, encodePng } from '../devstack/samples/png-encoder.ts'
+import { chunk, concat, encodePng } from '../devstack/samples/png-encoder.ts'
 import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
 import { decodePng } from '../shared/engine/local/codecs/png-decoder.ts'
-import { crc32 } from '../shared/encoding/crc32.ts'
 
 function photo(width: number, height: number): RgbaImage {
   const data = new Uint8Array(width * height * 4)
@@ -25,16 +24,6 @@ function photo(width: number, height: number): RgbaImage {
     }
   }
   return { width, height, data }
-}
-
-function chunk(type: string, body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + body.length)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, body.length)
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i)
-  out.set(body, 8)
-  view.setUint32(8 + body.length, crc32(out, 4, 8 + body.length))
-  return out
 }
 
 function bomb(): Uint8Array {

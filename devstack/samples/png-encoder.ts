@@ -143,7 +143,8 @@ function filterRow(row: number[], previous: number[] | null, bpp: number, filter
   })
 }
 
-function chunk(type: string, body: Uint8Array): Uint8Array {
+/** One PNG chunk: length, type, body and the CRC-32 of type and body. */
+export function chunk(type: string, body: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + body.length)
   const view = new DataView(out.buffer)
   view.setUint32(0, body.length)

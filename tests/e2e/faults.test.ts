@@ -22,14 +22,20 @@ function expectCleanFailure(res: ApiResponse) {
   expect(['database_unavailable', 'internal_error'], context).toContain(res.body.errorCode)
 }
 
+/** A test stack whose service reaches Postgres through a TCP proxy the test can cut, stall or make drop replies. */
+async function startProxiedStack(): Promise<{ t: TestStack; proxy: TcpProxy }> {
+  const target = new URL(serverUrl)
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+  const t = await startTestStack({ serviceDatabaseUrl: (url) => proxy.through(url), env: { TRYON_DATABASE_TIMEOUT_MS: '1500' } })
+  return { t, proxy }
+}
+
 describe('database faults between the service and Postgres', () => {
   let t: TestStack
   let proxy: TcpProxy
 
   beforeAll(async () => {
-    const target = new URL(serverUrl)
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    t = await startTestStack({ serviceDatabaseUrl: (url) => proxy.through(url), env: { TRYON_DATABASE_TIMEOUT_MS: '1500' } })
+    ;({ t, proxy } = await startProxiedStack())
   })
   afterAll(async () => {
     await t?.close()
@@ -102,9 +108,7 @@ describe('a settlement whose reply is lost', () => {
   let proxy: TcpProxy
 
   beforeAll(async () => {
-    const target = new URL(serverUrl)
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    t = await startTestStack({ serviceDatabaseUrl: (url) => proxy.through(url), env: { TRYON_DATABASE_TIMEOUT_MS: '1500' } })
+    ;({ t, proxy } = await startProxiedStack())
   })
   afterAll(async () => {
     await t?.close()

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { zlibSync } from 'fflate'
-import { crc32 } from '../../shared/encoding/crc32.ts'
+import { chunk as pngChunk, concat } from '../../devstack/samples/png-encoder.ts'
 import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
 import { encodeWebpLossless } from './webp-encoder.ts'
 
@@ -16,26 +16,6 @@ export interface Size {
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0))
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
-export function pngChunk(type: string, body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + body.length)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, body.length)
-  out.set(ascii(type), 4)
-  out.set(body, 8)
-  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)))
-  return out
-}
 
 function ihdr({ width, height }: Size): Uint8Array {
   const body = new Uint8Array(13)
