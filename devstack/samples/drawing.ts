@@ -148,7 +148,7 @@ export function random(seed: number): () => number {
   }
 }
 
-/** Smooth value noise in [-1, 1], cheap enough for per-pixel texture. */
+/** Smooth value noise in [-1, 1] on a grid of `cell` pixels (no allocation per sample: it runs per pixel). */
 export function valueNoise(seed: number, cell: number): (x: number, y: number) => number {
   const next = random(seed)
   const grid = Float32Array.from({ length: 64 * 64 }, () => next() * 2 - 1)
@@ -159,9 +159,10 @@ export function valueNoise(seed: number, cell: number): (x: number, y: number) =
     const iy = Math.floor(gy)
     const fx = gx - ix
     const fy = gy - iy
-    const at = (i: number, j: number) => grid[((j & 63) << 6) | (i & 63)]
-    const top = at(ix, iy) * (1 - fx) + at(ix + 1, iy) * fx
-    const bottom = at(ix, iy + 1) * (1 - fx) + at(ix + 1, iy + 1) * fx
+    const i0 = (iy & 63) << 6
+    const i1 = ((iy + 1) & 63) << 6
+    const top = grid[i0 | (ix & 63)] * (1 - fx) + grid[i0 | ((ix + 1) & 63)] * fx
+    const bottom = grid[i1 | (ix & 63)] * (1 - fx) + grid[i1 | ((ix + 1) & 63)] * fx
     return top * (1 - fy) + bottom * fy
   }
 }

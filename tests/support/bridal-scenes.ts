@@ -10,7 +10,7 @@
  */
 import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
 import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
-import { Canvas, capsule, ellipse, polygon, random, type Rgb, type Shape } from '../../devstack/samples/drawing.ts'
+import { Canvas, capsule, ellipse, polygon, random, valueNoise, type Rgb, type Shape } from '../../devstack/samples/drawing.ts'
 import { encodePng } from '../../devstack/samples/png-encoder.ts'
 import type { EncodedPhoto } from './images.ts'
 
@@ -145,25 +145,6 @@ function leaning(shape: Shape, lean: number, pivotY: number): Shape {
   return {
     distance: (x, y) => shape.distance(x - lean * (pivotY - y), y),
     bounds: [x0 + Math.min(...shifts) - 2, y0, x1 + Math.max(...shifts) + 2, y1],
-  }
-}
-
-/** Smooth value noise in [-1, 1] on a grid of `cell` pixels (no allocation per sample: it runs per pixel). */
-function valueNoise(seed: number, cell: number): (x: number, y: number) => number {
-  const next = random(seed)
-  const grid = Float32Array.from({ length: 64 * 64 }, () => next() * 2 - 1)
-  return (x, y) => {
-    const gx = x / cell
-    const gy = y / cell
-    const ix = Math.floor(gx)
-    const iy = Math.floor(gy)
-    const fx = gx - ix
-    const fy = gy - iy
-    const i0 = (iy & 63) << 6
-    const i1 = ((iy + 1) & 63) << 6
-    const top = grid[i0 | (ix & 63)] * (1 - fx) + grid[i0 | ((ix + 1) & 63)] * fx
-    const bottom = grid[i1 | (ix & 63)] * (1 - fx) + grid[i1 | ((ix + 1) & 63)] * fx
-    return top * (1 - fy) + bottom * fy
   }
 }
 
