@@ -1,3 +1,4 @@
+import { OpenAPIHono, type Hook } from '@hono/zod-openapi'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
@@ -6,31 +7,55 @@ import { credentialFrom, redactKeys, urlCarriesKey, type Credential } from './au
 import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
 import type { Deps, Logger } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
-import { ApiError, authenticationRequired, databaseUnavailable, GATEWAY_NOT_FOUND, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
-import { parseTryOnRequest } from './http/request.ts'
-import { shareRoutes } from './http/share.ts'
+import {
+  ApiError,
+  authenticationRequired,
+  catalogued,
+  databaseUnavailable,
+  GATEWAY_NOT_FOUND,
+  insufficientCredits,
+  internalError,
+  limitExceeded,
+  type ErrorCode,
+} from './http/errors.ts'
+import { PUBLIC_PATH } from './http/openapi.ts'
+import { bodyTooLarge, invalidRequest, readTryOnBody, tryOnInputOf, type TryOnBodyRead } from './http/request.ts'
+import { preflightRoute, shareRoute, tryOnRoute } from './http/routes.ts'
+import type { TryOnSuccessBody } from './http/schemas.ts'
+import { shareHandler } from './http/share.ts'
 import { runTryOn } from './tryon/run.ts'
 
 type Env = {
-  Variables: RequestIdVariables & { credential: Credential; origin: string | null; errorCode: ErrorCode }
+  Variables: RequestIdVariables & {
+    credential: Credential
+    origin: string | null
+    errorCode: ErrorCode
+    body: TryOnBodyRead
+    /** Set once billing has begun, which checks the key: a refusal from then on needs no check of its own. */
+    keyChecked: true
+  }
 }
 
 /** Paths the function answers at: Supabase's gateway strips /functions/v1, other hosts may not. */
-export const FUNCTION_PATHS = ['/tryon-api', '/functions/v1/tryon-api'] as const
+export const FUNCTION_PATHS = ['/tryon-api', PUBLIC_PATH] as const
 
-export function createApp(appDeps: Deps): Hono<Env> {
+export function createApp(appDeps: Deps): OpenAPIHono<Env> {
   // Whatever a log line carries (a path, a URL, an error message), a key-shaped string in it is redacted.
   const deps: Deps = { ...appDeps, log: redactingLog(appDeps.log) }
-  const api = new Hono<Env>()
+  // The routes' validation: a failed check is a 400 with its first issue (auth precedence: see keyFirst).
+  const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
+    if (!result.success) throw invalidRequest(result.error)
+  }
+  const api = new OpenAPIHono<Env>({ defaultHook: validationHook })
+  // A Content-Length over the cap is refused before reading; readBody's counter catches a missing or lying one.
+  const declaredTooLarge = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: () => Promise.reject(bodyTooLarge(deps.config.maxBodyBytes)) })
   api.use(storefrontCors())
-  api.post(
-    '/',
-    authenticate,
-    bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: (c) => refuseOversizedBody(deps, c) }),
+  api.openapi(
+    { ...tryOnRoute, middleware: [authenticate, declaredTooLarge, readBody(deps)] },
     async (c) => {
       const credential = c.get('credential')
       const origin = c.get('origin')
-      const { input, idempotency } = await refuseInvalid(deps, c, () => parseTryOnRequest(c.req.raw, credential.mode, deps.config.maxBodyBytes))
+      const { input, idempotency } = await tryOnInputOf(c.req.valid('json'), c.req.valid('header'), c.get('body'), credential.mode)
 
       const tryOnId = deps.ids.tryOnId()
       const clientHash = await deps.clients.hash(deps.clients.addressOf(c.req.raw, c.env))
@@ -46,17 +71,18 @@ export function createApp(appDeps: Deps): Hono<Env> {
         clientHash,
         now: deps.clock(),
       })
+      c.set('keyChecked', true)
       switch (begun.verdict) {
         case 'ok':
           break
         case 'insufficient_credits':
           throw insufficientCredits()
         case 'replay':
-          return c.json(begun.response, 200, { 'Idempotent-Replayed': 'true' })
+          return c.json(begun.response as TryOnSuccessBody, 200, { 'Idempotent-Replayed': 'true' })
         case 'idempotency_in_progress':
-          throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed; retry after it completes')
+          throw catalogued('idempotency_key_in_progress')
         case 'idempotency_mismatch':
-          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body')
+          throw catalogued('idempotency_key_reused')
         case 'rate_limited':
         case 'daily_cap_reached':
         case 'free_deliveries_exhausted':
@@ -69,18 +95,31 @@ export function createApp(appDeps: Deps): Hono<Env> {
       return c.json(result, 200)
     },
   )
+  api.openAPIRegistry.registerPath(preflightRoute)
   api.all('/', () => {
     throw new ApiError('method_not_allowed', 'Use POST with a JSON body', { Allow: 'POST, OPTIONS' })
   })
-  api.route('/s', shareRoutes(deps))
+  api.openapi(shareRoute, shareHandler(deps))
 
-  const app = new Hono<Env>()
+  const app = new OpenAPIHono<Env>()
   app.use(requestId)
   app.use(requestLog(deps))
-  for (const path of FUNCTION_PATHS) app.route(path, api)
+  // The documented path, and the one Supabase's gateway hands the function (a plain Hono: not documented twice).
+  app.route(PUBLIC_PATH, api)
+  app.route(FUNCTION_PATHS[0], new Hono<Env>().route('/', api))
   app.notFound((c) => c.json(GATEWAY_NOT_FOUND, 404))
   app.onError((error, c) => renderError(deps, error, c))
   return app
+}
+
+/** Reads the body ahead of the route's validators, which then validate what it read (see readTryOnBody). */
+function readBody(deps: Deps): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const read = await readTryOnBody(c.req.raw, deps.config.maxBodyBytes)
+    c.set('body', read)
+    c.req.bodyCache.json = Promise.resolve(read.forSchema)
+    await next()
+  }
 }
 
 /** A client's X-Request-Id up to 64 characters of [A-Za-z0-9._-], and not key-shaped; anything else gets an id of ours. */
@@ -118,53 +157,38 @@ const authenticate: MiddlewareHandler<Env> = async (c, next) => {
   await next()
 }
 
-/**
- * A request refused before billing starts still answers 401/403 first when its key
- * cannot be used, so a caller without a valid key learns nothing about validation.
- */
-async function refuseInvalid<T>(deps: Deps, c: Context<Env>, parse: () => Promise<T>): Promise<T> {
-  try {
-    return await parse()
-  } catch (error) {
-    if (error instanceof ApiError) await requireUsableKey(deps, c)
-    throw error
-  }
-}
-
-async function refuseOversizedBody(deps: Deps, c: Context<Env>): Promise<never> {
-  await requireUsableKey(deps, c)
-  const megabytes = Math.round(deps.config.maxBodyBytes / 1024 / 1024)
-  throw new ApiError('payload_too_large', `The request body exceeds ${megabytes} MB; send large images as URLs`)
-}
-
-async function requireUsableKey(deps: Deps, c: Context<Env>): Promise<void> {
-  const verdict = await deps.billing.authorize(c.get('credential').keyHash, c.get('origin'), deps.clock())
-  if (verdict !== 'ok') throw keyRefusal(verdict)
-}
-
 function keyRefusal(verdict: Exclude<KeyVerdict, 'ok'>): ApiError {
-  switch (verdict) {
-    case 'invalid_key':
-      return authenticationRequired()
-    case 'key_inactive':
-      return new ApiError('key_inactive', 'This API key is inactive')
-    case 'origin_not_allowed':
-      return new ApiError('origin_not_allowed', 'This API key is not authorized for this origin; send the Origin header of an allowed site')
-  }
+  return verdict === 'invalid_key' ? authenticationRequired() : catalogued(verdict)
 }
 
-function renderError(deps: Deps, error: Error, c: Context<Env>): Response {
-  let apiError: ApiError
-  if (error instanceof ApiError) {
-    apiError = error
-  } else if (error instanceof DatabaseUnavailable) {
+/**
+ * Auth precedence: a request refused before billing began (its body, its headers, its size) still gets its 401/403
+ * first when its key cannot be used, so a caller without a usable key learns nothing about validation.
+ */
+async function keyFirst(deps: Deps, refusal: ApiError, c: Context<Env>): Promise<ApiError> {
+  const credential = c.get('credential')
+  if (refusal.status >= 500 || !credential || c.get('keyChecked')) return refusal
+  const verdict = await deps.billing.authorize(credential.keyHash, c.get('origin'), deps.clock())
+  return verdict === 'ok' ? refusal : keyRefusal(verdict)
+}
+
+function toApiError(deps: Deps, error: unknown, c: Context<Env>): ApiError {
+  if (error instanceof ApiError) return error
+  if (error instanceof DatabaseUnavailable) {
     deps.log({ level: 'error', msg: 'database unavailable', requestId: c.get('requestId'), error: error.message })
-    apiError = databaseUnavailable()
-  } else if (error instanceof HTTPException && error.status < 500) {
-    apiError = new ApiError('invalid_request', error.message || 'Bad request')
-  } else {
-    deps.log({ level: 'error', msg: 'unhandled error', requestId: c.get('requestId'), error: error.stack ?? String(error) })
-    apiError = new ApiError('internal_error', 'Internal error. No credits were charged; you may retry.')
+    return databaseUnavailable()
+  }
+  if (error instanceof HTTPException && error.status < 500) return new ApiError('invalid_request', error.message || 'Bad request')
+  deps.log({ level: 'error', msg: 'unhandled error', requestId: c.get('requestId'), error: error instanceof Error ? (error.stack ?? String(error)) : String(error) })
+  return internalError()
+}
+
+async function renderError(deps: Deps, error: Error, c: Context<Env>): Promise<Response> {
+  let apiError = toApiError(deps, error, c)
+  try {
+    apiError = await keyFirst(deps, apiError, c)
+  } catch (failure) {
+    apiError = toApiError(deps, failure, c)
   }
   c.set('errorCode', apiError.code)
   return c.json(apiError.body, apiError.status, apiError.headers)

@@ -1,29 +1,10 @@
-import { z } from 'zod'
+import type { ZodError } from 'zod'
 import { ApiError } from './errors.ts'
 import { LargeString, parseJsonBytes } from './json-bytes.ts'
 import { readCapped } from './read-capped.ts'
+import type { TryOnFields, TryOnHeaders } from './schemas.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import type { ProductKind } from '../billing/store.ts'
-
-const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish()
-
-/** The JSON body of POST /functions/v1/tryon-api (spec §4). Unknown fields are ignored. */
-export const tryOnRequestSchema = z.object({
-  userPhoto: z.string({ error: 'is required: a public image URL, a data URI or base64' }).min(1, 'must not be empty'),
-  productImage: z.string({ error: 'is required: a public image URL, a data URI or base64' }).min(1, 'must not be empty'),
-  clothingType: optionalText(100),
-  productType: optionalText(100),
-  parentUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(2048, 'must be at most 2048 characters')
-    .nullish(),
-  locale: z
-    .string()
-    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language code such as en or fr-CA')
-    .nullish(),
-})
-
-export type TryOnBody = z.infer<typeof tryOnRequestSchema>
 
 /** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4). */
 export const scenarios = {
@@ -60,27 +41,30 @@ export interface ParsedTryOn {
   idempotency?: { key: string; requestHash: Uint8Array }
 }
 
-/** Printable ASCII, as Stripe and the IETF draft use; long enough for a UUID or a hash. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+/** The body as read: its fields (large images left in the bytes) and the bytes its idempotency hash covers. */
+export interface TryOnBodyRead {
+  fields: Record<string, unknown>
+  /** What the route's schema validates: the fields with large images as placeholders and other large values as text. */
+  forSchema: Record<string, unknown>
+  /** `<scenario>\n<body>`, the bytes the idempotency hash covers. */
+  hashed: Uint8Array<ArrayBuffer>
+}
+
+/** application/json with parameters, as the route's media-type gate (@hono/zod-openapi) takes it. */
+const JSON_CONTENT_TYPE = /^application\/json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i
 
 const IMAGE_FIELDS = ['userPhoto', 'productImage'] as const
 const UTF8_BOM = [0xef, 0xbb, 0xbf]
 
 /**
- * Validates Content-Type, JSON, the schema and the scenario and idempotency headers; throws 400s.
- * The body is read once into one array and parsed from it; the images in it stay there as LargeString values
- * (no body text, no image strings), so two 10 MB images sent as base64 are held as 27 MB, not about 110 MB.
+ * Checks Content-Type and reads the JSON body once into one array, ahead of the route's validation; throws 400/413.
+ * The images in it stay there as LargeString values (no body text, no image strings), so two 10 MB images sent as
+ * base64 are held as 27 MB, not about 110 MB.
  */
-export async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxBodyBytes: number): Promise<ParsedTryOn> {
-  const contentType = request.headers.get('content-type') ?? ''
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+export async function readTryOnBody(request: Request, maxBodyBytes: number): Promise<TryOnBodyRead> {
+  if (!JSON_CONTENT_TYPE.test(request.headers.get('content-type') ?? '')) {
     throw invalid('Content-Type must be application/json')
   }
-  const idempotencyKey = request.headers.get('idempotency-key')
-  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw invalid('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces')
-  }
-
   // What the idempotency hash covers goes in front of the body, in the same array: `<scenario>\n<body>`.
   const hashPrefix = new TextEncoder().encode(`${request.headers.get('x-tryon-scenario')?.trim() ?? ''}\n`)
   const read = await readCapped(request, maxBodyBytes, undefined, () => bodyTooLarge(maxBodyBytes), { reserveBefore: hashPrefix.byteLength })
@@ -88,33 +72,35 @@ export async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxB
   const bom = UTF8_BOM.every((byte, i) => read[hashPrefix.byteLength + i] === byte) ? UTF8_BOM.length : 0
   const hashed = read.subarray(bom)
   hashed.set(hashPrefix)
-  const body = hashed.subarray(hashPrefix.byteLength)
   let json: unknown
   try {
-    json = parseJsonBytes(body)
+    json = parseJsonBytes(hashed.subarray(hashPrefix.byteLength))
   } catch {
     throw invalid('The request body is not valid JSON')
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw invalid('The request body must be a JSON object')
   }
-
   const fields = json as Record<string, unknown>
   // Any other large value is an ordinary string for the schema; the images are checked as placeholders.
-  const checked: Record<string, unknown> = {}
+  const forSchema: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(fields)) {
     const image = (IMAGE_FIELDS as readonly string[]).includes(name)
-    checked[name] = value instanceof LargeString ? (image ? 'placeholder' : value.text()) : value
+    forSchema[name] = value instanceof LargeString ? (image ? 'placeholder' : value.text()) : value
   }
-  const parsed = tryOnRequestSchema.safeParse(checked)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw invalid(`${issue.path.join('.') || 'body'} ${issue.message}`)
-  }
-  const valid = parsed.data
-  const imageOf = (name: (typeof IMAGE_FIELDS)[number]) => (fields[name] instanceof LargeString ? fields[name] : valid[name])
+  return { fields, forSchema, hashed }
+}
+
+/** The route's validation hook answers a failed check with the first issue, as `<field> <what is wrong>`. */
+export function invalidRequest(error: ZodError): ApiError {
+  const issue = error.issues[0]
+  return invalid(`${issue.path.join('.') || 'body'} ${issue.message}`)
+}
+
+/** The try-on the validated body and headers ask for; the scenario's rules need the key's mode and the product. */
+export async function tryOnInputOf(valid: TryOnFields, headers: TryOnHeaders, read: TryOnBodyRead, keyMode: KeyMode): Promise<ParsedTryOn> {
+  const imageOf = (name: (typeof IMAGE_FIELDS)[number]) => (read.fields[name] instanceof LargeString ? read.fields[name] : valid[name])
   const productKind = productKindOf(valid.productType)
-  const scenario = parseScenario(request.headers.get('x-tryon-scenario'), keyMode, productKind)
   const input: TryOnInput = {
     userPhoto: imageOf('userPhoto'),
     productImage: imageOf('productImage'),
@@ -122,10 +108,11 @@ export async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxB
     clothingType: valid.clothingType || undefined,
     parentUrl: valid.parentUrl || undefined,
     locale: valid.locale || undefined,
-    scenario,
+    scenario: checkScenario(headers['X-Tryon-Scenario'], keyMode, productKind),
   }
-  if (idempotencyKey === null) return { input }
-  return { input, idempotency: { key: idempotencyKey, requestHash: await requestHash(hashed) } }
+  const key = headers['Idempotency-Key']
+  if (key === undefined) return { input }
+  return { input, idempotency: { key, requestHash: await requestHash(read.hashed) } }
 }
 
 /**
@@ -137,19 +124,15 @@ async function requestHash(scenarioAndBody: Uint8Array<ArrayBuffer>): Promise<Ui
   return new Uint8Array(await crypto.subtle.digest('SHA-256', scenarioAndBody))
 }
 
-function bodyTooLarge(maxBodyBytes: number): ApiError {
+export function bodyTooLarge(maxBodyBytes: number): ApiError {
   return new ApiError('payload_too_large', `The request body exceeds ${Math.round(maxBodyBytes / 1024 / 1024)} MB; send large images as URLs`)
 }
 
-function parseScenario(header: string | null, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {
-  if (header === null) return undefined
+function checkScenario(scenario: Scenario | undefined, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {
+  if (scenario === undefined) return undefined
   if (keyMode !== 'test') throw invalid('X-Tryon-Scenario is accepted with test keys (vto_test_) only')
-  const scenario = header.trim()
-  if (!Object.hasOwn(scenarios, scenario)) {
-    throw invalid(`X-Tryon-Scenario must be one of: ${Object.keys(scenarios).join(', ')}`)
-  }
-  if (scenarios[scenario as Scenario] === 'wedding-dress' && productKind !== 'wedding-dress') {
+  if (scenarios[scenario] === 'wedding-dress' && productKind !== 'wedding-dress') {
     throw invalid(`X-Tryon-Scenario ${scenario} applies to productType "wedding-dress" only`)
   }
-  return scenario as Scenario
+  return scenario
 }

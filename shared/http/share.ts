@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { RESULT_CACHE_CONTROL } from '../storage/result-store.ts'
 import { GATEWAY_NOT_FOUND } from './errors.ts'
@@ -12,10 +12,9 @@ const SHORT_ID = /^[0-9A-Za-z]{10}$/
  * default domains; with `sharePages` (a custom domain, where text/html reaches the browser) a small page whose
  * og:image and twitter:card tags let chat apps show a preview. Unknown, undelivered or deleted: the edge's 404.
  */
-export function shareRoutes(deps: Deps): Hono {
-  const share = new Hono()
-  share.get('/:shortId', async (c) => {
-    const shortId = c.req.param('shortId')
+export function shareHandler(deps: Deps) {
+  return async (c: Context) => {
+    const shortId = c.req.param('shortId') ?? ''
     const path = SHORT_ID.test(shortId) ? await deps.billing.sharedResult(shortId) : null
     if (!path) return c.json(GATEWAY_NOT_FOUND, 404)
     const imageUrl = deps.store.urlOf(path)
@@ -27,8 +26,7 @@ export function shareRoutes(deps: Deps): Hono {
       'Content-Security-Policy': `default-src 'none'; img-src ${new URL(imageUrl).origin}; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'`,
       'X-Content-Type-Options': 'nosniff',
     })
-  })
-  return share
+  }
 }
 
 const escapeAttribute = (text: string) =>

@@ -1,6 +1,6 @@
 import type { BridalSteps } from '../bridal/ports.ts'
 import type { TryOnEngine } from '../engine/types.ts'
-import { ApiError } from '../http/errors.ts'
+import { catalogued, type ApiError } from '../http/errors.ts'
 
 /**
  * Caps the CPU-heavy local work (decoding, the local engine, the local bridal steps) running at once: it all shares
@@ -27,11 +27,7 @@ export interface WorkGateOptions {
 }
 
 export function serviceBusy(retryAfterSeconds: number): ApiError {
-  return new ApiError(
-    'service_busy',
-    'The service is busy with other try-ons. No credits were charged; retry in a few seconds.',
-    { 'Retry-After': String(retryAfterSeconds) },
-  )
+  return catalogued('service_busy', { 'Retry-After': String(retryAfterSeconds) })
 }
 
 export function createWorkGate(options: WorkGateOptions): WorkGate {

@@ -1,15 +1,19 @@
 import { readFile } from 'node:fs/promises'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { z } from 'zod'
-import { OPENAPI_FILE, errorCodeDocs, openApiDocument, openApiText } from '../../scripts/openapi.ts'
-import { errorStatus, type ErrorBody } from '../../shared/http/errors.ts'
-import { scenarios, tryOnRequestSchema } from '../../shared/http/request.ts'
-import { errorBodySchema, tryOnSuccessSchema, type ErrorResponseBody, type TryOnSuccessBody } from '../../shared/http/schemas.ts'
+import { OPENAPI_FILE, documentedApp } from '../../scripts/openapi.ts'
+import { BRIDAL_UNAVAILABLE_MESSAGE } from '../../shared/bridal/pipeline.ts'
+import { errorCatalogue, settlementUnknown, type ErrorBody } from '../../shared/http/errors.ts'
+import { openApiDocument, openApiText } from '../../shared/http/openapi.ts'
+import { scenarios } from '../../shared/http/request.ts'
+import { tryOnRoute } from '../../shared/http/routes.ts'
+import { errorBodySchema, tryOnRequestSchema, tryOnSuccessSchema, type ErrorResponseBody, type TryOnSuccessBody } from '../../shared/http/schemas.ts'
+import { serviceBusy } from '../../shared/tryon/work-gate.ts'
 import type { TryOnSuccess } from '../../shared/tryon/run.ts'
 
 type Json = any
 
-const doc: Json = openApiDocument()
+const app = documentedApp()
+const doc: Json = openApiDocument(app)
 const operation = doc.paths['/functions/v1/tryon-api'].post
 const examplesOf = (media: Json) => Object.values(media.examples as Record<string, { value: unknown }>).map((example) => example.value)
 
@@ -21,18 +25,17 @@ function refsIn(value: unknown, found: string[] = []): string[] {
   return found
 }
 
-const withoutDescriptions = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value, (key, inner) => (key === 'description' ? undefined : inner)))
-
 describe('openapi.json', () => {
   it('is the committed output of `npm run openapi`', async () => {
     const committed = await readFile(OPENAPI_FILE, 'utf8')
-    expect(committed, 'openapi.json is stale: run `npm run openapi` and commit it').toBe(openApiText())
+    expect(committed, 'openapi.json is stale: run `npm run openapi` and commit it').toBe(openApiText(app))
   })
 
-  it('describes the request body with the very schema the handler validates with', () => {
-    const { $schema, ...fromHandler } = z.toJSONSchema(tryOnRequestSchema, { io: 'input' })
-    expect(withoutDescriptions(doc.components.schemas.TryOnRequest)).toEqual(withoutDescriptions(fromHandler))
+  it('describes the request body with the very schema the route validates with', () => {
+    expect(tryOnRoute.request.body.content['application/json'].schema).toBe(tryOnRequestSchema)
+    expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TryOnRequest' })
+    expect(Object.keys(doc.components.schemas.TryOnRequest.properties)).toEqual(Object.keys(tryOnRequestSchema.shape))
+    expect(doc.components.schemas.TryOnRequest.required).toEqual(['userPhoto', 'productImage'])
     for (const field of Object.keys(tryOnRequestSchema.shape)) {
       expect(doc.components.schemas.TryOnRequest.properties[field].description, field).toMatch(/\w/)
     }
@@ -40,14 +43,24 @@ describe('openapi.json', () => {
 
   it('documents every error code under its HTTP status, with when it happens and an example', () => {
     const statuses = Object.keys(operation.responses).filter((status) => status !== '200')
-    expect(statuses.map(Number).sort()).toEqual([...new Set(Object.values(errorStatus))].sort())
-    for (const [code, status] of Object.entries(errorStatus)) {
+    expect(statuses.map(Number).sort()).toEqual([...new Set(Object.values(errorCatalogue).map((entry) => entry.status))].sort())
+    for (const [code, { status, when, message }] of Object.entries(errorCatalogue)) {
       const media = operation.responses[String(status)].content['application/json']
       expect(media.schema.allOf[1].properties.errorCode.enum, code).toContain(code)
-      expect(errorCodeDocs[code]?.when, code).toMatch(/\w/)
-      expect(media.examples[code].value, code).toEqual({ success: false, error: errorCodeDocs[code].example, errorCode: code })
+      expect(media.examples[code].summary, code).toBe(when)
+      expect(media.examples[code].value, code).toEqual({ success: false, error: message, errorCode: code })
     }
-    expect(doc.components.schemas.ErrorCode.enum).toEqual(Object.keys(errorStatus))
+    expect(doc.components.schemas.ErrorCode.enum).toEqual(Object.keys(errorCatalogue))
+  })
+
+  it('has the messages the code answers with in its catalogue, word for word', () => {
+    expect(errorCatalogue.authentication_required.message).toBe('Authentication required')
+    expect(errorCatalogue.insufficient_credits.message).toBe('Insufficient credits')
+    expect(serviceBusy(2).message).toBe(errorCatalogue.service_busy.message)
+    expect(BRIDAL_UNAVAILABLE_MESSAGE).toBe(errorCatalogue.bridal_preprocessing_failed.message)
+    const tryOnId = crypto.randomUUID()
+    expect(settlementUnknown(tryOnId).message).toContain(tryOnId)
+    expect(settlementUnknown(tryOnId).message).toBe(errorCatalogue.settlement_unknown.message.replace(/[0-9a-f-]{36}/, tryOnId))
   })
 
   it('documents the headers: the key as a security scheme, the scenarios, Idempotency-Key and Origin', () => {

@@ -2,13 +2,28 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../../shared/http/errors.ts'
 import { LargeString } from '../../../shared/http/json-bytes.ts'
-import { parseTryOnRequest } from '../../../shared/http/request.ts'
+import { invalidRequest, readTryOnBody, tryOnInputOf } from '../../../shared/http/request.ts'
+import { tryOnHeadersSchema, tryOnRequestSchema } from '../../../shared/http/schemas.ts'
+import type { KeyMode } from '../../../shared/auth/api-key.ts'
 
 const MAX_BODY = 30 * 1024 * 1024
 const photo = 'QUJD'.repeat(40_000)
 
 function post(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}): Request {
   return new Request('http://localhost/tryon-api', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+}
+
+/** What the route does with a request: read the body, validate it and the headers with the route's schemas, build the input. */
+async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxBodyBytes: number) {
+  const read = await readTryOnBody(request, maxBodyBytes)
+  const headers = tryOnHeadersSchema.safeParse({
+    'X-Tryon-Scenario': request.headers.get('x-tryon-scenario') ?? undefined,
+    'Idempotency-Key': request.headers.get('idempotency-key') ?? undefined,
+  })
+  if (!headers.success) throw invalidRequest(headers.error)
+  const body = tryOnRequestSchema.safeParse(read.forSchema)
+  if (!body.success) throw invalidRequest(body.error)
+  return tryOnInputOf(body.data, headers.data, read, keyMode)
 }
 
 /** The hash as it was first defined: over the scenario and the body's text, encoded back to UTF-8. */
