@@ -13,7 +13,7 @@ const EXAMPLE_TRY_ON_ID = '3f2c5a9e-7b1d-4c8e-9a6f-2d4e8b1c0a57'
 
 /**
  * Every error the API answers with (DESIGN.md §4): the one place a code's status, meaning and message live.
- * The OpenAPI document's error responses and the README's error table are written from it.
+ * The OpenAPI document's error responses are written from it; the README's error table is checked against it.
  */
 export const errorCatalogue = {
   invalid_request: {

@@ -1,7 +1,7 @@
 import { createClient, FunctionsHttpError, type FunctionRegion } from '@supabase/supabase-js'
 
 /**
- * A shop's own storefront code calling the try-on API with supabase-js, as the README shows it. The browser
+ * A shop's own storefront code calling the try-on API with supabase-js, as docs/api.md shows it. The browser
  * test bundles this file with esbuild and runs it in Chromium, on the shop's origin.
  */
 export async function tryOn(options: {
