@@ -62,8 +62,15 @@ async function runOnce(outputFile: string): Promise<{ code: number | null; repor
 const firstLine = (text: string | undefined) => text?.split('\n')[0] ?? ''
 
 const hogs = startHogs(hogCount)
-const stopHogs = () => hogs.forEach((hog) => hog.kill('SIGKILL'))
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (stopHogs(), process.exit(130)))
+const stopHogs = () => {
+  for (const hog of hogs) hog.kill('SIGKILL')
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    stopHogs()
+    process.exit(130)
+  })
+}
 
 const scratch = await mkdtemp(join(tmpdir(), 'tryon-stress-'))
 const failures = new Map<string, string[]>()

@@ -93,7 +93,10 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
   const beginAndSettle = async (c: Context) => {
     const key = c.req.header('x-api-key') ?? ''
     let keyHash = keyHashes.get(key)
-    if (!keyHash) keyHashes.set(key, (keyHash = await hashApiKey(key)))
+    if (!keyHash) {
+      keyHash = await hashApiKey(key)
+      keyHashes.set(key, keyHash)
+    }
     const tryOnId = crypto.randomUUID()
     const begun = await billing.begin({ keyHash, origin: null, tryOnId, productKind: 'standard' })
     if (begun.verdict !== 'ok') return c.json({ success: false, verdict: begun.verdict }, 402)

@@ -112,9 +112,9 @@ function isValidContent(bytes: Uint8Array, start: number, end: number): boolean 
     const kind = CONTENT[bytes[at]]
     if (kind === 0) continue
     if (kind === 2) return false
-    const escape = bytes[++at]
-    if (SIMPLE_ESCAPES[escape] === 1) continue
-    if (escape !== 0x75 || at + 4 >= end) return false
+    const escaped = bytes[++at]
+    if (SIMPLE_ESCAPES[escaped] === 1) continue
+    if (escaped !== 0x75 || at + 4 >= end) return false
     for (let digit = 1; digit <= 4; digit++) if (!isHexDigit(bytes[at + digit])) return false
     at += 4
   }

@@ -45,14 +45,14 @@ ESCAPED[0x72] = 0x0d
 ESCAPED[0x74] = 0x09
 ESCAPED[0x66] = 0x0c
 const MAX_PREFIX = 300
-/** What `unescape` leaves in `escapedCode`: the character of the escape at `at`, -1 when not ASCII or not one we read. */
+/** What `readEscape` leaves in `escapedCode`: the character of the escape at `at`, -1 when not ASCII or not one we read. */
 let escapedCode = -1
 
 /** Reads the escape whose backslash is at `at`; answers where the next character starts. */
-function unescape(document: Uint8Array, at: number): number {
-  const escape = document[at + 1]
-  if (escape !== 0x75) {
-    escapedCode = ESCAPED[escape]
+function readEscape(document: Uint8Array, at: number): number {
+  const escaped = document[at + 1]
+  if (escaped !== 0x75) {
+    escapedCode = ESCAPED[escaped]
     return at + 2
   }
   const code = parseInt(String.fromCharCode(document[at + 2], document[at + 3], document[at + 4], document[at + 5]), 16)
@@ -68,7 +68,7 @@ export function readInlineBase64(value: LargeString): InlineBase64 | undefined {
   for (let at = start; at < end && head.length < MAX_PREFIX && afterComma === -1; ) {
     let code = document[at]
     if (code === BACKSLASH) {
-      at = unescape(document, at)
+      at = readEscape(document, at)
       code = escapedCode
     } else at++
     if (code < 0 || code >= 128) break
@@ -96,7 +96,7 @@ export function readInlineBase64(value: LargeString): InlineBase64 | undefined {
     let code = document[at]
     const from = at
     if (code === BACKSLASH) {
-      at = unescape(document, at)
+      at = readEscape(document, at)
       code = escapedCode
       if (code < 0) return undefined
     } else at++
@@ -156,7 +156,7 @@ function decodeInPlace(document: Uint8Array, from: number, end: number, write: n
     }
     let code = document[at]
     if (code === BACKSLASH) {
-      at = unescape(document, at)
+      at = readEscape(document, at)
       code = escapedCode
     } else at++
     const v = VALUES[code]

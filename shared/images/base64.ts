@@ -1,3 +1,4 @@
+// biome-ignore lint/correctness/noNodejsModules: Node 20 lacks Uint8Array.fromBase64; node:buffer is there on Node, Deno and workerd (nodejs_compat), and Deno takes the native path.
 import { Buffer } from 'node:buffer'
 
 type Alphabet = 'base64' | 'base64url'
@@ -15,6 +16,7 @@ const nativeToBase64 = (Uint8Array.prototype as unknown as NativeToBase64).toBas
 
 const PAD = 0x3d
 // V8 answers this without scanning when the string is stored one byte per character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every Latin-1 character, control characters included.
 const BEYOND_LATIN1 = /[^\x00-\xff]/
 const WHITESPACE = /[\t\n\f\r ]+/g
 

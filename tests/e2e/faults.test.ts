@@ -141,8 +141,8 @@ describe('a settlement whose reply is lost', () => {
 
   it('says the outcome is unknown when the database is gone for good, and the same Idempotency-Key then replays the success', async () => {
     const key = await t.createKey({ credits: 3 })
-    const dropped = proxy.dropReplyTo('settle_tryon', { then: 'refuse' })
-    let first
+    const dropped = proxy.dropReplyTo('settle_tryon', { after: 'refuse' })
+    let first: Awaited<ReturnType<typeof post>> | undefined
     try {
       first = await post(key.apiKey, { 'Idempotency-Key': 'checkout-7' })
       expect(await dropped).toBe(1)

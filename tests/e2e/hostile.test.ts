@@ -103,7 +103,7 @@ describe('hostile input', () => {
     await closed
     // The declared bytes are a truncated JSON body (400); the rest is not HTTP (400). Whichever answers, it is JSON.
     const text = Buffer.concat(received).toString('latin1')
-    const responses = [...text.matchAll(/HTTP\/1\.1 (\d+)[^]*?\r\n\r\n(\{.*?\})(?=HTTP|$)/g)]
+    const responses = [...text.matchAll(/HTTP\/1\.1 (\d+)[\s\S]*?\r\n\r\n(\{.*?\})(?=HTTP|$)/g)]
     expect(responses.length, text.slice(0, 300)).toBeGreaterThanOrEqual(1)
     for (const [, status, json] of responses) {
       expect(status).toBe('400')

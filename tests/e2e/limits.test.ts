@@ -46,7 +46,10 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
   async function post(key: CreatedKey, body: unknown, options: { from?: string; origin?: string | null; scenario?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
     const from = options.from ?? '127.0.0.1'
     let agent = agents.get(from)
-    if (!agent) agents.set(from, (agent = new Agent({ localAddress: from })))
+    if (!agent) {
+      agent = new Agent({ localAddress: from })
+      agents.set(from, agent)
+    }
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': key.apiKey, ...options.headers }
     if (options.origin !== null) headers.Origin = options.origin ?? SHOP
     if (options.scenario) headers['X-Tryon-Scenario'] = options.scenario

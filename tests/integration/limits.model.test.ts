@@ -73,7 +73,10 @@ class Model {
   private counter(metric: string, client: string, start: number) {
     const id = `${metric}|${client}|${start}`
     let c = this.counters.get(id)
-    if (!c) this.counters.set(id, (c = { used: 0, pending: 0 }))
+    if (!c) {
+      c = { used: 0, pending: 0 }
+      this.counters.set(id, c)
+    }
     return c
   }
 

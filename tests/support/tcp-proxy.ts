@@ -21,11 +21,11 @@ export interface TcpProxy {
   /**
    * The next `times` statements whose SQL contains `sqlFragment` run to completion on the server (their
    * transaction commits), but their reply never reaches the client: the connection is cut once the server
-   * reports ready for the next query. `then: 'refuse'` (or 'blackhole') also cuts every other connection at
+   * reports ready for the next query. `after: 'refuse'` (or 'blackhole') also cuts every other connection at
    * that moment and applies to new ones: the database is gone for good.
    * Resolves with the number of replies dropped when all `times` were.
    */
-  dropReplyTo(sqlFragment: string, options?: { times?: number; then?: Mode }): Promise<number>
+  dropReplyTo(sqlFragment: string, options?: { times?: number; after?: Mode }): Promise<number>
   connections(): number
   close(): Promise<void>
 }
@@ -43,7 +43,7 @@ interface DropRule {
   fragment: string
   remaining: number
   dropped: number
-  then?: Mode
+  after?: Mode
   done: (dropped: number) => void
 }
 
@@ -164,8 +164,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
           if (rule.remaining === 0) rule.done(rule.dropped)
           client.destroy()
           upstream.destroy()
-          if (rule.then) {
-            mode = rule.then
+          if (rule.after) {
+            mode = rule.after
             if (mode !== 'up') for (const socket of open) socket.destroy()
           }
           return
@@ -185,13 +185,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       u.port = String(port)
       return u.toString()
     },
-    setLatency: (ms) => void (latency = ms),
-    setMode: (next) => void (mode = next),
+    setLatency(ms) {
+      latency = ms
+    },
+    setMode(next) {
+      mode = next
+    },
     resetAll() {
       for (const socket of open) socket.destroy()
     },
     dropReplyTo(fragment, options = {}) {
-      return new Promise((done) => rules.push({ fragment, remaining: options.times ?? 1, dropped: 0, then: options.then, done }))
+      return new Promise((done) => rules.push({ fragment, remaining: options.times ?? 1, dropped: 0, after: options.after, done }))
     },
     connections: () => open.size,
     async close() {

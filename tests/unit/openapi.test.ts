@@ -18,7 +18,7 @@ const operation = doc.paths['/functions/v1/tryon-api'].post
 const examplesOf = (media: Json) => Object.values(media.examples as Record<string, { value: unknown }>).map((example) => example.value)
 
 function refsIn(value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((item) => refsIn(item, found))
+  if (Array.isArray(value)) for (const item of value) refsIn(item, found)
   else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) key === '$ref' ? found.push(inner as string) : refsIn(inner, found)
   }

@@ -88,7 +88,7 @@ describe('garment extraction', () => {
       for (let c = 0; c < 3; c++) sum[c] += data[p + c]
     }
     expect(backdrop / visible).toBeLessThan(0.02)
-    sum.forEach((total, c) => expect(Math.abs(total / visible - colour[c])).toBeLessThan(15))
+    for (const [c, total] of sum.entries()) expect(Math.abs(total / visible - colour[c])).toBeLessThan(15)
   })
 
   it.each(kinds)('crops a %s to the garment, on a backdrop or cut out on transparency', (kind) => {

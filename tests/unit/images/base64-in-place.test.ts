@@ -4,11 +4,11 @@ import { LargeString, parseJsonBytes } from '../../../shared/http/json-bytes.ts'
 import { decodeBase64, decodedLengthOf, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readInlineBase64 } from '../../../shared/images/base64-in-place.ts'
 
-/** The string as it sits in a JSON body: `escape` picks how the encoder wrote it. */
-function inBody(text: string, escape: 'plain' | 'slashes' | 'unicode'): LargeString {
+/** The string as it sits in a JSON body: `spelling` picks how the encoder wrote it. */
+function inBody(text: string, spelling: 'plain' | 'slashes' | 'unicode'): LargeString {
   let json = JSON.stringify({ v: text })
-  if (escape === 'slashes') json = json.replace(/\//g, '\\/')
-  if (escape === 'unicode') json = json.replace(/[+/=]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  if (spelling === 'slashes') json = json.replace(/\//g, '\\/')
+  if (spelling === 'unicode') json = json.replace(/[+/=]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
   return (parseJsonBytes(new TextEncoder().encode(json), { largeFrom: 0 }) as { v: LargeString }).v
 }
 
@@ -33,10 +33,10 @@ describe('base64 decoded in the body’s own bytes', () => {
         fc.oneof(base64ish, fc.uint8Array({ maxLength: 40 }).map((b) => encodeBase64(b)), fc.string({ maxLength: 12 })),
         fc.constantFrom('', 'data:image/png;base64,', ' DATA:image/jpeg;base64,', 'data:image/png;base64', 'https:', '\u000b'),
         fc.constantFrom('plain', 'slashes', 'unicode'),
-        (payload, prefix, escape) => {
+        (payload, prefix, spelling) => {
           const text = prefix + payload
           const expected = asString(text)
-          const inline = readInlineBase64(inBody(text, escape as 'plain'))
+          const inline = readInlineBase64(inBody(text, spelling as 'plain'))
           // Plain base64 (after whitespace and a data URI's prefix) always takes this path; anything else may not.
           const plain = /^[\t\n\f\r ]*(data:[^,"\\]*,)?[A-Za-z0-9+/=_\-\t\n\f\r ]*$/i.test(text) && text.trim() !== ''
           if (inline === undefined) return !plain
@@ -54,9 +54,9 @@ describe('base64 decoded in the body’s own bytes', () => {
     ['URL-safe, unpadded', (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'plain'],
     ['line-wrapped, slashes escaped (byte by byte)', (b64: string) => b64.replace(/.{76}/g, '$&\n'), 'slashes'],
     ['with spaces', (b64: string) => b64.replace(/.{1000}/g, '$& '), 'plain'],
-  ] as const)('decodes a large image in place, %s, and the string is gone after', (_, spell, escape) => {
+  ] as const)('decodes a large image in place, %s, and the string is gone after', (_, spell, spelling) => {
     const image = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7 + (i >> 9)) & 255)
-    const value = inBody(`data:image/jpeg;base64,${spell(encodeBase64(image))}`, escape)
+    const value = inBody(`data:image/jpeg;base64,${spell(encodeBase64(image))}`, spelling)
     const inline = readInlineBase64(value)!
     expect(inline).toMatchObject({ prefix: 'data:image/jpeg;base64,', valid: true, decodedLength: image.byteLength })
     const decoded = inline.decode()

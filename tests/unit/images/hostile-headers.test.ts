@@ -97,7 +97,7 @@ describe('fuzzed multi-header files (fast-check)', () => {
         const consistent = file.sizes.every((s) => s.width === file.sizes[0].width && s.height === file.sizes[0].height)
         // The cheap check lets through only files whose headers agree.
         if (!consistent) expect(header, JSON.stringify(file.sizes)).toBeNull()
-        let decoded
+        let decoded: ReturnType<typeof decodeImage> | undefined
         try {
           decoded = decodeImage(file.bytes, file.format, { maxPixels, expected: header ?? file.sizes[0] })
         } catch (error) {

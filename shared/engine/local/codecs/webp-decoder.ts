@@ -11,7 +11,7 @@ export function decodeWebp(bytes: Uint8Array, limits: AllocationLimits = {}): Rg
   const size = frameSize(bytes)
   checkAllocation('WebP', size.width, size.height, limits)
   const decoder = new WebPDecoder()
-  let decoded
+  let decoded: ReturnType<WebPDecoder['decode']>
   try {
     decoded = decoder.decode({ bytes, frameIndex: 0 })
   } catch (error) {
