@@ -52,10 +52,35 @@ const LIMIT_FLAGS = {
 
 /** jsonb keeps its keys in its own order; print them in the order people read them. */
 const KEY_FIELDS = [
-  'keyId', 'accountId', 'displayPrefix', 'mode', 'active', 'state', 'label', 'allowedOrigins', 'credits', 'limits',
-  'createdAt', 'lastUsedAt', 'expiresAt', 'replacedBy', 'deactivatedAt',
+  'keyId',
+  'accountId',
+  'displayPrefix',
+  'mode',
+  'active',
+  'state',
+  'label',
+  'allowedOrigins',
+  'credits',
+  'limits',
+  'createdAt',
+  'lastUsedAt',
+  'expiresAt',
+  'replacedBy',
+  'deactivatedAt',
 ]
-const LISTED_KEY_FIELDS = ['keyId', 'displayPrefix', 'label', 'mode', 'allowedOrigins', 'state', 'lastUsedAt', 'createdAt', 'expiresAt', 'replacedBy', 'deactivatedAt']
+const LISTED_KEY_FIELDS = [
+  'keyId',
+  'displayPrefix',
+  'label',
+  'mode',
+  'allowedOrigins',
+  'state',
+  'lastUsedAt',
+  'createdAt',
+  'expiresAt',
+  'replacedBy',
+  'deactivatedAt',
+]
 const LIMIT_FIELDS = Object.values(LIMIT_FLAGS).map((l) => l.field)
 const ordered = (object: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((f) => [f, object[f]]))
 
@@ -72,7 +97,9 @@ const allowedOrigin = (value: string): string => {
   if (wildcard) {
     const domain = parseDomain(wildcard[1], { allowPrivateDomains: true })
     if (domain.isIp || !domain.domain) {
-      throw new UsageError(`--origin ${value}: ${wildcard[1]} is a public suffix, so the wildcard would match every site under it; name the shop's own domain (https://*.shop.${wildcard[1]})`)
+      throw new UsageError(
+        `--origin ${value}: ${wildcard[1]} is a public suffix, so the wildcard would match every site under it; name the shop's own domain (https://*.shop.${wildcard[1]})`,
+      )
     }
   }
   return value
@@ -145,7 +172,13 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
       const [row] = await sql`
         select api_key, key_id, account_id, replaces, old_key_expires_at
           from tryon.rotate_api_key(${keyId}, make_interval(secs => ${graceSeconds}))`
-      return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, replaces: row.replaces, oldKeyExpiresAt: row.old_key_expires_at }
+      return {
+        apiKey: row.api_key,
+        keyId: row.key_id,
+        accountId: row.account_id,
+        replaces: row.replaces,
+        oldKeyExpiresAt: row.old_key_expires_at,
+      }
     }
     case 'credits add': {
       const [row] = await sql`
@@ -165,7 +198,11 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
     case 'tryons purge':
       if (action === 'purge' && rest.length > 0) throw new UsageError('tryons purge takes no arguments')
       if (rest.length > 1) throw new UsageError('give one TRYON_ID at a time')
-      return runTryOns(sql, options.store ?? (() => resultStoreFromEnv(process.env)), action, { id: rest[0], account: values.account, before: values.before })
+      return runTryOns(sql, options.store ?? (() => resultStoreFromEnv(process.env)), action, {
+        id: rest[0],
+        account: values.account,
+        before: values.before,
+      })
     case 'usage': {
       const report = await usageReport(sql, values)
       return values.csv ? usageCsv(report) : report
@@ -178,9 +215,12 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
 /** The dev stack's embedded database, with the password `npm start` keeps in its data folder. */
 async function devStackDatabaseUrl(): Promise<string> {
   const file = passwordFile(resolve(process.env.TRYON_DATA_DIR || '.tryon'))
-  const password = await readFile(file, 'utf8').then((text) => text.trim(), () => {
-    throw new UsageError(`DATABASE_URL is not set and ${file} does not exist: start the dev stack (npm start) or set DATABASE_URL`)
-  })
+  const password = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    () => {
+      throw new UsageError(`DATABASE_URL is not set and ${file} does not exist: start the dev stack (npm start) or set DATABASE_URL`)
+    },
+  )
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${process.env.DB_PORT || 54322}/postgres`
 }
 

@@ -24,7 +24,8 @@ const SECONDS_PER_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const
 /** `90s`, `30m`, `24h`, `7d` or `0`, in seconds; at most a year. */
 export const duration = (value: string | undefined, name: string): number => {
   const match = /^(\d{1,6})([smhd])?$/.exec(value ?? '')
-  if (!match || (match[2] === undefined && match[1] !== '0')) throw new UsageError(`${name} must be a duration such as 30m, 24h or 7d (or 0)`)
+  if (!match || (match[2] === undefined && match[1] !== '0'))
+    throw new UsageError(`${name} must be a duration such as 30m, 24h or 7d (or 0)`)
   const seconds = Number(match[1]) * SECONDS_PER_UNIT[(match[2] ?? 's') as keyof typeof SECONDS_PER_UNIT]
   if (seconds > 366 * 86_400) throw new UsageError(`${name} must be at most a year`)
   return seconds

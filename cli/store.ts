@@ -16,7 +16,9 @@ export function resultStoreFromEnv(env: Env): ResultStore {
   if (settings.storage === 'supabase') {
     const key = storageKeyFrom(env)
     if (!env.SUPABASE_URL || !key) {
-      throw new UsageError('TRYON_STORAGE=supabase needs SUPABASE_URL and a secret key (SUPABASE_SECRET_KEY or SUPABASE_SERVICE_ROLE_KEY) to remove images')
+      throw new UsageError(
+        'TRYON_STORAGE=supabase needs SUPABASE_URL and a secret key (SUPABASE_SECRET_KEY or SUPABASE_SERVICE_ROLE_KEY) to remove images',
+      )
     }
     return createSupabaseStore({ url: env.SUPABASE_URL, key, bucket: settings.bucket, publicBaseUrl: settings.publicBaseUrl })
   }
@@ -24,7 +26,13 @@ export function resultStoreFromEnv(env: Env): ResultStore {
   // The dev stack makes this folder when it starts; without it this is the wrong folder, and an image "removed"
   // from it would stay where it is.
   if (!existsSync(root)) {
-    throw new UsageError(`no results folder at ${root}: set TRYON_DATA_DIR to the dev stack's, or TRYON_STORAGE=supabase with SUPABASE_URL and a secret key`)
+    throw new UsageError(
+      `no results folder at ${root}: set TRYON_DATA_DIR to the dev stack's, or TRYON_STORAGE=supabase with SUPABASE_URL and a secret key`,
+    )
   }
-  return createLocalStore({ root, bucket: settings.bucket, baseUrl: () => settings.publicBaseUrl ?? `http://127.0.0.1:${env.PORT || 54321}` })
+  return createLocalStore({
+    root,
+    bucket: settings.bucket,
+    baseUrl: () => settings.publicBaseUrl ?? `http://127.0.0.1:${env.PORT || 54321}`,
+  })
 }

@@ -25,12 +25,19 @@ export async function runTryOns(
     const [row] = await sql<{ result: string }[]>`select tryon.delete_tryon(${tryOnId}) as result`
     const imagesRemoved = await removeDeletedResults(sql, store)
     if (row.result === 'already_deleted') {
-      return { tryOnId, deleted: false, alreadyDeleted: true, imagesRemoved, message: `try-on ${tryOnId} was already deleted; nothing to do` }
+      return {
+        tryOnId,
+        deleted: false,
+        alreadyDeleted: true,
+        imagesRemoved,
+        message: `try-on ${tryOnId} was already deleted; nothing to do`,
+      }
     }
     return { tryOnId, deleted: true, imagesRemoved }
   }
 
-  if (args.account === undefined || args.before === undefined) throw new UsageError('give TRYON_ID, or --account ACCOUNT_ID with --before DATE')
+  if (args.account === undefined || args.before === undefined)
+    throw new UsageError('give TRYON_ID, or --account ACCOUNT_ID with --before DATE')
   const accountId = uuid(args.account, '--account')
   const before = instant(args.before, '--before')
   const store = storeOf()
@@ -38,9 +45,18 @@ export async function runTryOns(
     select deleted, already_deleted, running from tryon.delete_account_tryons(${accountId}, ${before.toISOString()}::timestamptz)`
   const imagesRemoved = await removeDeletedResults(sql, store)
   const report: Record<string, unknown> = {
-    accountId, before: before.toISOString(), deleted: row.deleted, alreadyDeleted: row.already_deleted, running: row.running, imagesRemoved,
+    accountId,
+    before: before.toISOString(),
+    deleted: row.deleted,
+    alreadyDeleted: row.already_deleted,
+    running: row.running,
+    imagesRemoved,
   }
   if (row.running > 0) report.message = `${row.running} try-on(s) still running were left; run this again once they have finished`
-  else if (row.deleted === 0) report.message = row.already_deleted > 0 ? 'every try-on before that date was already deleted; nothing to do' : 'no try-on before that date; nothing to do'
+  else if (row.deleted === 0)
+    report.message =
+      row.already_deleted > 0
+        ? 'every try-on before that date was already deleted; nothing to do'
+        : 'no try-on before that date; nothing to do'
   return report
 }

@@ -99,5 +99,7 @@ export function usageCsv(report: UsageReport): string {
 }
 
 function groupColumns(by: Grouping): string[] {
-  return { day: ['day'], key: ['keyId', 'displayPrefix', 'label'], 'parent-url': ['parentUrl'], origin: ['origin'], outcome: ['outcome'] }[by]
+  return { day: ['day'], key: ['keyId', 'displayPrefix', 'label'], 'parent-url': ['parentUrl'], origin: ['origin'], outcome: ['outcome'] }[
+    by
+  ]
 }

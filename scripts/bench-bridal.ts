@@ -75,8 +75,13 @@ function parseArgs(argv: string[]): Options {
   const isUnseen = (seed: number) => seed >= unseen.first && seed < unseen.first + unseen.count
   const ranges = options.splits.map((split) => seedRange(split, options))
   const looksAtRanges = !options.seeds && (options.list || options.save)
-  if (options.seeds?.some(isUnseen) || (looksAtRanges && ranges.some(([from, to]) => from < unseen.first + unseen.count && to > unseen.first))) {
-    throw new UsageError(`seeds ${unseen.first}-${unseen.first + unseen.count - 1} are held out: they are measured, never listed, saved or run one by one`)
+  if (
+    options.seeds?.some(isUnseen) ||
+    (looksAtRanges && ranges.some(([from, to]) => from < unseen.first + unseen.count && to > unseen.first))
+  ) {
+    throw new UsageError(
+      `seeds ${unseen.first}-${unseen.first + unseen.count - 1} are held out: they are measured, never listed, saved or run one by one`,
+    )
   }
   return options
 }
@@ -100,7 +105,12 @@ function seedRange(split: Split, options: Options): [number, number] {
   return [first, first + (options.count ?? SPLITS[split].count)]
 }
 
-const CREDITS: Record<BridalVerdict['reason'], number> = { train_rendered: 2, score_unavailable: 2, train_score_low: 0, train_pretreatment_unavailable: 1 }
+const CREDITS: Record<BridalVerdict['reason'], number> = {
+  train_rendered: 2,
+  score_unavailable: 2,
+  train_score_low: 0,
+  train_pretreatment_unavailable: 1,
+}
 
 async function runScene(seed: number, steps: BridalSteps, save?: string): Promise<SceneResult> {
   const scene = makeBridalScene(seed)
@@ -111,7 +121,11 @@ async function runScene(seed: number, steps: BridalSteps, save?: string): Promis
   const request = { person, garment, category: garmentCategoryOf(undefined, 'wedding-dress') }
   const summary = { seed, kind: scene.kind, hasTrain: scene.hasTrain, description: scene.description }
   try {
-    const { image, bridal } = await generateWithTrain(engine, steps, request, { threshold: THRESHOLD, log: () => {}, tryOnId: String(seed) })
+    const { image, bridal } = await generateWithTrain(engine, steps, request, {
+      threshold: THRESHOLD,
+      log: () => {},
+      tryOnId: String(seed),
+    })
     const ms = performance.now() - started
     const scored = await steps.scorer.score({ result: image, person, garment }).catch(() => ({ kind: 'unavailable' as const }))
     const result = decodeImage(image.bytes, 'jpeg')
@@ -121,10 +135,24 @@ async function runScene(seed: number, steps: BridalSteps, save?: string): Promis
       writeFileSync(join(save, `${seed}-person.png`), encodePng(scene.person.pixels))
       writeFileSync(join(save, `${seed}-product.png`), encodePng(scene.product.pixels))
     }
-    return { scene: summary, bridal, credits: CREDITS[bridal.reason], scorerScore: scored.kind === 'scored' ? scored.score : null, onBody: truth.onBody, ms }
+    return {
+      scene: summary,
+      bridal,
+      credits: CREDITS[bridal.reason],
+      scorerScore: scored.kind === 'scored' ? scored.score : null,
+      onBody: truth.onBody,
+      ms,
+    }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
-    return { scene: summary, error: `${error.status} ${error.code}`, credits: 0, scorerScore: null, onBody: null, ms: performance.now() - started }
+    return {
+      scene: summary,
+      error: `${error.status} ${error.code}`,
+      credits: 0,
+      scorerScore: null,
+      onBody: null,
+      ms: performance.now() - started,
+    }
   }
 }
 
@@ -162,10 +190,17 @@ function summarise(results: SceneResult[]) {
     trainGowns: train.length,
     'train gowns applied (train_rendered)': `${applied}/${train.length} = ${percent(applied, train.length)}`,
     'train gowns: score low / unavailable / no train / failed': `${train.filter((r) => r.bridal?.reason === 'train_score_low').length} / ${train.filter((r) => r.bridal?.reason === 'score_unavailable').length} / ${train.filter((r) => r.bridal?.reason === 'train_pretreatment_unavailable').length} / ${train.filter((r) => r.error).length}`,
-    'median train score (train gowns)': median(train.filter((r) => r.bridal?.trainScore != null).map((r) => r.bridal!.trainScore!)).toFixed(3),
+    'median train score (train gowns)': median(train.filter((r) => r.bridal?.trainScore != null).map((r) => r.bridal!.trainScore!)).toFixed(
+      3,
+    ),
     'non-train products not applied': `${refused}/${other.length} = ${percent(refused, other.length)}`,
-    'applied by kind (floor gown, short dress, T-shirt, trousers)': ['floor-gown', 'short-dress', 'tshirt', 'trousers'].map((k) => byKind(k as ProductKind)).join(', '),
-    'pairwise ranking (verdict score, no score = 0)': percent(pairwise(results, (r) => r.bridal?.trainScore ?? 0), 1),
+    'applied by kind (floor gown, short dress, T-shirt, trousers)': ['floor-gown', 'short-dress', 'tshirt', 'trousers']
+      .map((k) => byKind(k as ProductKind))
+      .join(', '),
+    'pairwise ranking (verdict score, no score = 0)': percent(
+      pairwise(results, (r) => r.bridal?.trainScore ?? 0),
+      1,
+    ),
     'credits histogram 0 / 1 / 2': `${histogram[0]} / ${histogram[1]} / ${histogram[2]}  (of the 0s, ${failed} failed generations)`,
     'charged 2 with the gown not on the body': brokenCharged2,
     'delivered with the product not on the body (any charge)': broken,
@@ -196,7 +231,10 @@ async function main(): Promise<void> {
     if (options.list) {
       for (const r of results) {
         const wrong = r.scene.hasTrain ? r.bridal?.reason !== 'train_rendered' : r.bridal?.applied !== false || r.error
-        if (wrong || r.onBody === false) console.log(`${split} ${r.scene.seed} ${r.error ?? `${r.bridal?.reason} ${r.bridal?.trainScore}`} scorer=${r.scorerScore} onBody=${r.onBody} :: ${r.scene.description}`)
+        if (wrong || r.onBody === false)
+          console.log(
+            `${split} ${r.scene.seed} ${r.error ?? `${r.bridal?.reason} ${r.bridal?.trainScore}`} scorer=${r.scorerScore} onBody=${r.onBody} :: ${r.scene.description}`,
+          )
       }
     }
   }
@@ -205,7 +243,8 @@ async function main(): Promise<void> {
   const width = Math.max(...rows.map((r) => r.length))
   console.log(`\n| ${'figure'.padEnd(width)} | ${splits.map((s) => `${s} seeds`).join(' | ')} |`)
   console.log(`|${'-'.repeat(width + 2)}|${splits.map(() => '---|').join('')}`)
-  for (const row of rows) console.log(`| ${row.padEnd(width)} | ${splits.map((s) => String((columns[s] as Record<string, unknown>)[row])).join(' | ')} |`)
+  for (const row of rows)
+    console.log(`| ${row.padEnd(width)} | ${splits.map((s) => String((columns[s] as Record<string, unknown>)[row])).join(' | ')} |`)
   console.log(`\nseeds: ${ranges.join(', ')}; ${((performance.now() - started) / 1000).toFixed(0)} s in all`)
 }
 

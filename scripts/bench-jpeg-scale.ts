@@ -76,8 +76,14 @@ const files = [
 ]
 const current: Decode = decodeJpeg
 const previous = await decoderAt(args.against)
-console.log(`CPU ms per decode, median of ${runs} after a warm-up, old (${args.against}) and new alternated; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
-console.log(`${'file'.padEnd(27)}${'size'.padStart(8)}${'scale'.padStart(7)}${'output'.padStart(11)}${'old'.padStart(9)}${'new'.padStart(9)}${'ratio'.padStart(8)}  outputs`)
+console.log(
+  `CPU ms per decode, median of ${runs} after a warm-up, old (${args.against}) and new alternated; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+)
+console.log(
+  `${'file'.padEnd(27)}${'size'.padStart(8)}${'scale'.padStart(7)}${'output'.padStart(11)}${'old'.padStart(9)}${'new'.padStart(9)}${'ratio'.padStart(8)}  outputs`,
+)
 for (const { name, bytes } of files) {
   for (const scale of [8, 4, 2]) {
     const options = { minLongSide: Math.ceil(width / scale) }
@@ -96,5 +102,9 @@ for (const { name, bytes } of files) {
     )
   }
 }
-console.log(`load average after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+console.log(
+  `load average after ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+)
 previous.cleanUp()

@@ -33,7 +33,12 @@ function bomb(): Uint8Array {
   view.setUint32(4, 64)
   header.set([8, 6, 0, 0, 0], 8)
   const signature = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10])
-  return concat([signature, chunk('IHDR', header), chunk('IDAT', zlibSync(new Uint8Array(256 << 20), { level: 9 })), chunk('IEND', new Uint8Array())])
+  return concat([
+    signature,
+    chunk('IHDR', header),
+    chunk('IDAT', zlibSync(new Uint8Array(256 << 20), { level: 9 })),
+    chunk('IEND', new Uint8Array()),
+  ])
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]
@@ -44,7 +49,11 @@ function time(decode: () => unknown): number {
   return performance.now() - start
 }
 
-for (const [width, height, interlace] of [[1200, 1800, false], [3000, 4000, false], [3000, 4000, true]] as const) {
+for (const [width, height, interlace] of [
+  [1200, 1800, false],
+  [3000, 4000, false],
+  [3000, 4000, true],
+] as const) {
   const png = encodePng(photo(width, height), { interlace })
   const ours: number[] = []
   const theirs: number[] = []
@@ -53,17 +62,26 @@ for (const [width, height, interlace] of [[1200, 1800, false], [3000, 4000, fals
     theirs.push(time(() => fastPngDecode(png)))
   }
   const name = `${width}×${height}${interlace ? ' Adam7' : ''}, ${(png.length / 1e6).toFixed(1)} MB`
-  console.log(`${name}: ours ${median(ours).toFixed(0)} ms, fast-png ${median(theirs).toFixed(0)} ms (${((median(theirs) / median(ours) - 1) * 100).toFixed(0)}%)`)
+  console.log(
+    `${name}: ours ${median(ours).toFixed(0)} ms, fast-png ${median(theirs).toFixed(0)} ms (${((median(theirs) / median(ours) - 1) * 100).toFixed(0)}%)`,
+  )
 }
 
 const hostile = bomb()
-for (const [name, decode] of [['ours', () => decodePng(hostile).data], ['fast-png', () => fastPngDecode(hostile).data]] as const) {
+for (const [name, decode] of [
+  ['ours', () => decodePng(hostile).data],
+  ['fast-png', () => fastPngDecode(hostile).data],
+] as const) {
   const start = performance.now()
   try {
     const pixels = decode()
     const ms = (performance.now() - start).toFixed(0)
-    console.log(`bomb (${(hostile.length / 1e3).toFixed(0)} KB, 64 × 64): ${name} gave ${(pixels.length / 1e6).toFixed(2)} MB of pixel data in ${ms} ms`)
+    console.log(
+      `bomb (${(hostile.length / 1e3).toFixed(0)} KB, 64 × 64): ${name} gave ${(pixels.length / 1e6).toFixed(2)} MB of pixel data in ${ms} ms`,
+    )
   } catch (error) {
-    console.log(`bomb (${(hostile.length / 1e3).toFixed(0)} KB, 64 × 64): ${name} refused it: ${error instanceof Error ? error.message : String(error)}`)
+    console.log(
+      `bomb (${(hostile.length / 1e3).toFixed(0)} KB, 64 × 64): ${name} refused it: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
 }

@@ -53,7 +53,9 @@ const plans: Plan[] = [
   { scenario: 'instant-memory', mode: 'instant-memory', body: small, warmUp: { concurrency: 16, seconds: 1 } },
   { scenario: 'large', mode: 'instant', body: largeImages(), warmUp: { concurrency: 4, seconds: 2 } },
   { scenario: 'local', mode: 'local', body: localEnginePhotos(), warmUp: { concurrency: 1, seconds: 3 } },
-  ...(['gemini', 'vertex', 'fashn'] as const).map((provider): Plan => ({ scenario: provider, mode: provider, body: small, provider, warmUp: { concurrency: 2, seconds: 8 } })),
+  ...(['gemini', 'vertex', 'fashn'] as const).map(
+    (provider): Plan => ({ scenario: provider, mode: provider, body: small, provider, warmUp: { concurrency: 2, seconds: 8 } }),
+  ),
 ]
 const selected = plans.filter((p) => !only || only.includes(p.scenario))
 
@@ -67,7 +69,8 @@ for (let i = 0; i < Math.max(...levels); i++) keys.push((await createKey(db.sql,
 // Live keys reach the configured provider (test keys never do).
 const liveKeys: string[] = []
 if (selected.some((p) => p.provider)) {
-  for (let i = 0; i < Math.max(...providerLevels); i++) liveKeys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'live' })).apiKey)
+  for (let i = 0; i < Math.max(...providerLevels); i++)
+    liveKeys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'live' })).apiKey)
 }
 // The same with browser keys whose limits are all set, high enough never to refuse: every connection comes from
 // 127.0.0.1, so the per-client counters are one hot row per key, as the per-key ones are.
@@ -84,7 +87,11 @@ const fakes: LatencyFakes | undefined = selected.some((p) => p.provider) ? await
 
 const measurements: Measurement[] = []
 for (const plan of selected) {
-  const server = await startServer(plan.mode, db.url, plan.provider ? { BENCH_PROVIDER_ENV: JSON.stringify(fakes!.env(plan.provider)) } : {})
+  const server = await startServer(
+    plan.mode,
+    db.url,
+    plan.provider ? { BENCH_PROVIDER_ENV: JSON.stringify(fakes!.env(plan.provider)) } : {},
+  )
   const pool = plan.provider ? liveKeys : plan.limited ? limitedKeys : keys
   const keyHeaders = (connection: number) => ({ 'X-API-Key': pool[plan.oneKey ? 0 : connection % pool.length] })
   const target: LoadTarget =
@@ -104,13 +111,20 @@ for (const plan of selected) {
     // A slow request (the local engine, 20 MB bodies) is worked on in turns with the others in flight, so each
     // takes about concurrency × its own time: run long enough for every connection to finish a few, and never
     // time one out. A provider's request waits on the provider instead: a fixed run fits about ten of them.
-    const runSeconds = plan.provider ? Math.max(seconds, providerSeconds) : Math.max(seconds, Math.ceil(3 * concurrency * secondsPerRequest))
+    const runSeconds = plan.provider
+      ? Math.max(seconds, providerSeconds)
+      : Math.max(seconds, Math.ceil(3 * concurrency * secondsPerRequest))
     const timeoutSeconds = plan.provider ? 30 : Math.max(30, Math.ceil(6 * concurrency * secondsPerRequest))
     await server.drain(600_000)
     await server.collectGarbage()
     const idleRss = await server.rss()
     await server.resetPeakRss()
-    const before = { counters: await server.counters(), cpu: await processCpuSeconds(server.pid), backends: await backendCpu(db.sql), load: process.cpuUsage() }
+    const before = {
+      counters: await server.counters(),
+      cpu: await processCpuSeconds(server.pid),
+      backends: await backendCpu(db.sql),
+      load: process.cpuUsage(),
+    }
     const result = await runLoad(target, concurrency, runSeconds, timeoutSeconds)
     await server.drain(600_000)
     const after = await server.counters()
@@ -140,10 +154,18 @@ printReport({
   when: startedAt.toISOString().slice(0, 16).replace('T', ' '),
   loadAverage: load.map((v) => v.toFixed(2)).join(' '),
   seconds,
-  bodies: { instant: small, large: plans.find((p) => p.scenario === 'large')!.body!, local: plans.find((p) => p.scenario === 'local')!.body! },
+  bodies: {
+    instant: small,
+    large: plans.find((p) => p.scenario === 'large')!.body!,
+    local: plans.find((p) => p.scenario === 'local')!.body!,
+  },
   base64,
   measurements,
-  providers: fakes && { latencyMs: fakes.latencyMs, pollingOvershootMs: fakes.pollingOvershootMs, pollingIntervalMs: fakes.pollingIntervalMs },
+  providers: fakes && {
+    latencyMs: fakes.latencyMs,
+    pollingOvershootMs: fakes.pollingOvershootMs,
+    pollingIntervalMs: fakes.pollingIntervalMs,
+  },
   denoMemory,
 })
 await db.close()
@@ -152,9 +174,13 @@ await db.close()
 async function denoProviderMemory(): Promise<string> {
   const script = fileURLToPath(new URL('./measure-deno-request.ts', import.meta.url))
   process.stderr.write('deno-memory: one live request per provider on Deno (scripts/measure-deno-request.ts --providers)…\n')
-  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, script, '--providers', '--runs', process.env.BENCH_DENO_RUNS ?? '1'], {
-    maxBuffer: 16 * 1024 * 1024,
-  })
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...process.execArgv, script, '--providers', '--runs', process.env.BENCH_DENO_RUNS ?? '1'],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  )
   return stdout.trim()
 }
 

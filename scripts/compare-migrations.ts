@@ -64,7 +64,13 @@ const CATALOG = `
   order by 1`
 
 async function migrationsOf(side: string, scratch: string): Promise<Migration[]> {
-  if (await stat(side).then((s) => s.isDirectory(), () => false)) return readMigrations(side.endsWith('/') ? side : `${side}/`)
+  if (
+    await stat(side).then(
+      (s) => s.isDirectory(),
+      () => false,
+    )
+  )
+    return readMigrations(side.endsWith('/') ? side : `${side}/`)
   const dir = await mkdtemp(join(scratch, 'rev-'))
   const { stdout } = await run('git', ['ls-tree', '--name-only', side, 'supabase/migrations/'])
   for (const path of stdout.split('\n').filter((p) => p.endsWith('.sql'))) {
@@ -116,7 +122,10 @@ async function compare(what: string, a: string, b: string, scratch: string): Pro
   const [fileA, fileB] = [join(scratch, 'a.txt'), join(scratch, 'b.txt')]
   await writeFile(fileA, a)
   await writeFile(fileB, b)
-  const diff = await run('diff', ['-u', fileA, fileB]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error))
+  const diff = await run('diff', ['-u', fileA, fileB]).then(
+    () => '',
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  )
   console.log(diff ? `${what}: DIFFERENT\n${diff}` : `${what}: identical (${a.split('\n').length - 1} lines)`)
   return !diff
 }

@@ -54,7 +54,10 @@ export async function deployWidget(options: { url: string; key: string; bucket?:
   } catch (error) {
     const cause = error instanceof Error ? error.cause : undefined
     if (storageStatus(cause) === 404) {
-      throw new Error(`Supabase Storage has no bucket ${bucket}: run \`supabase db push\` (it creates ${ASSETS_BUCKET}), or create it public`, { cause })
+      throw new Error(
+        `Supabase Storage has no bucket ${bucket}: run \`supabase db push\` (it creates ${ASSETS_BUCKET}), or create it public`,
+        { cause },
+      )
     }
     if (storageStatus(cause) !== 409) throw error
   }
@@ -63,7 +66,9 @@ export async function deployWidget(options: { url: string; key: string; bucket?:
   const url = `${options.url.replace(/\/+$/, '')}/storage/v1/object/public/${bucket}/${path}`
   const existing = await (options.fetch ?? fetch)(url)
   if (existing.ok && sameBytes(new Uint8Array(await existing.arrayBuffer()), bytes)) return { ...deployed, url, unchanged: true }
-  throw new Error(`${bucket}/${path} already holds another tryon-widget.js: a version's URL never changes; bump "version" in web/package.json`)
+  throw new Error(
+    `${bucket}/${path} already holds another tryon-widget.js: a version's URL never changes; bump "version" in web/package.json`,
+  )
 }
 
 /** Storage answers some errors as HTTP 400 with the real status in the body's `statusCode` (a string). */

@@ -22,7 +22,9 @@ const shopperCount = Number(process.env.LOADTEST_SHOPPERS ?? 4)
 
 const person = encodeBase64(makeShopperPhoto({ width: 200, height: 320, format: 'jpeg' }).bytes)
 const garment = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [40, 90, 170], width: 200, height: 200, format: 'png' }).bytes)
-const gown = encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes)
+const gown = encodeBase64(
+  makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes,
+)
 
 interface Kind {
   name: string
@@ -87,7 +89,15 @@ const attacker = { address: '127.0.0.66', admitted: 0, free: 0, charged: 0, refu
 const shoppers = { admitted: 0, charged: 0, refusals: new Map<string, number>() }
 
 /** One request with the browser key from a given loopback address: the dev stack reads the client from the socket. */
-async function fromAddress(agent: Agent, body: unknown, scenario?: string): Promise<{ status: number; retryAfter: string | null; body: { creditsCharged?: number; errorCode?: string; success?: boolean; error?: string } }> {
+async function fromAddress(
+  agent: Agent,
+  body: unknown,
+  scenario?: string,
+): Promise<{
+  status: number
+  retryAfter: string | null
+  body: { creditsCharged?: number; errorCode?: string; success?: boolean; error?: string }
+}> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': browserKey.apiKey, Origin: SHOP }
   if (scenario) headers['X-Tryon-Scenario'] = scenario
   const response = await fetchFrom(stack.functionUrl, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: agent })
@@ -152,7 +162,10 @@ async function worker(): Promise<void> {
   while (Date.now() < endAt) {
     const kind = kinds[Math.floor(Math.random() * kinds.length)]
     const account = accounts[Math.floor(Math.random() * accounts.length)]
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-Key': kind.badKey ? wellFormedUnknownKey() : account.key.apiKey }
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'X-API-Key': kind.badKey ? wellFormedUnknownKey() : account.key.apiKey,
+    }
     if (kind.scenario) headers['X-Tryon-Scenario'] = kind.scenario
     if (kind.idempotent) {
       // Half the time a fresh key, half the time a retry of one already used on this account.
@@ -199,7 +212,12 @@ let exact = 0
 for (const account of accounts) {
   const check = await ledgerCheck(db.sql, account.key.accountId)
   const predicted = account.initial - account.charged
-  const ok = check.balance === predicted && check.ledgerBalance === check.balance && check.reserved === 0 && check.ledgerReserved === 0 && check.heldByTryOns === 0
+  const ok =
+    check.balance === predicted &&
+    check.ledgerBalance === check.balance &&
+    check.reserved === 0 &&
+    check.ledgerReserved === 0 &&
+    check.heldByTryOns === 0
   if (ok) exact++
   else violations.push(`account ${account.key.accountId}: ${JSON.stringify(check)}, predicted balance ${predicted}`)
 }
@@ -207,13 +225,21 @@ for (const account of accounts) {
 // The browser key: exact like every account, and the attacker held to the key's limits.
 const browserCheck = await ledgerCheck(db.sql, browserKey.accountId)
 const browserPredicted = browserInitial - attacker.charged - shoppers.charged
-const browserExact = browserCheck.balance === browserPredicted && browserCheck.ledgerBalance === browserCheck.balance && browserCheck.reserved === 0 && browserCheck.heldByTryOns === 0
+const browserExact =
+  browserCheck.balance === browserPredicted &&
+  browserCheck.ledgerBalance === browserCheck.balance &&
+  browserCheck.reserved === 0 &&
+  browserCheck.heldByTryOns === 0
 if (!browserExact) violations.push(`browser key account: ${JSON.stringify(browserCheck)}, predicted balance ${browserPredicted}`)
 // Minute windows the run touched: the attacker may have 10 try-ons in each.
 const minutes = Math.floor(finishedAt / 60_000) - Math.floor(startedAt / 60_000) + 1
 const attackerCap = browserLimits.perClientPerMinute * minutes
-if (attacker.admitted > attackerCap) violations.push(`the attacker had ${attacker.admitted} try-ons, more than ${attackerCap} (${browserLimits.perClientPerMinute} a minute over ${minutes} minute windows)`)
-if (attacker.free > browserLimits.perClientDailyRefunded) violations.push(`the attacker had ${attacker.free} free results, more than ${browserLimits.perClientDailyRefunded}`)
+if (attacker.admitted > attackerCap)
+  violations.push(
+    `the attacker had ${attacker.admitted} try-ons, more than ${attackerCap} (${browserLimits.perClientPerMinute} a minute over ${minutes} minute windows)`,
+  )
+if (attacker.free > browserLimits.perClientDailyRefunded)
+  violations.push(`the attacker had ${attacker.free} free results, more than ${browserLimits.perClientDailyRefunded}`)
 // The database's own view, minute by minute: the attacker's per-client counters (keyed by the HMAC of its address).
 const attackerHash = Buffer.from(await stack.deps.clients.hash(attacker.address))
 const attackerMinutes = await db.sql<{ minute: string; used: number }[]>`
@@ -225,29 +251,56 @@ for (const { minute, used } of attackerMinutes) {
   if (used > browserLimits.perClientPerMinute) violations.push(`the attacker's counter for ${minute} UTC says ${used} try-ons`)
 }
 if (attackerMinutes.reduce((sum, m) => sum + m.used, 0) !== attacker.admitted) {
-  violations.push(`the attacker's counters add up to ${attackerMinutes.reduce((sum, m) => sum + m.used, 0)}, its answers to ${attacker.admitted}`)
+  violations.push(
+    `the attacker's counters add up to ${attackerMinutes.reduce((sum, m) => sum + m.used, 0)}, its answers to ${attacker.admitted}`,
+  )
 }
 
 latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(0)
 const statuses = [...new Set([...counts.values()].flatMap((m) => [...m.keys()]))].sort()
-console.log(`\nSoak: ${requests} requests in ${elapsed.toFixed(1)} s (${(requests / elapsed).toFixed(0)}/s) at concurrency ${concurrency}, ${accountCount} accounts`)
+console.log(
+  `\nSoak: ${requests} requests in ${elapsed.toFixed(1)} s (${(requests / elapsed).toFixed(0)}/s) at concurrency ${concurrency}, ${accountCount} accounts`,
+)
 console.log(`latency p50 ${pct(50)} ms, p99 ${pct(99)} ms; idempotent replays ${replays}\n`)
 console.log(['kind'.padEnd(32), ...statuses.map((s) => String(s).padStart(6))].join(''))
-for (const name of [...kinds.map((k) => k.name), 'attacker: standard', 'attacker: wedding, score low', 'shopper: standard', 'shopper: wedding']) {
+for (const name of [
+  ...kinds.map((k) => k.name),
+  'attacker: standard',
+  'attacker: wedding, score low',
+  'shopper: standard',
+  'shopper: wedding',
+]) {
   const byStatus = counts.get(name) ?? new Map()
   console.log([name.padEnd(32), ...statuses.map((s) => String(byStatus.get(s) ?? '').padStart(6))].join(''))
 }
-const attackerRequests = [...(counts.get('attacker: standard')?.values() ?? []), ...(counts.get('attacker: wedding, score low')?.values() ?? [])].reduce((a, b) => a + b, 0)
-console.log(`\nattacker (one address, ${attackerCount} connections, the browser key and a forged Origin): ${attackerRequests} requests, ${attacker.admitted} try-ons served ` +
-  `(at most ${attackerCap}: ${browserLimits.perClientPerMinute} a minute over ${minutes} minute windows), ${attacker.free} free (at most ${browserLimits.perClientDailyRefunded}), ` +
-  `${attacker.charged} credits charged; refused: ${[...attacker.refusals].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}`)
-console.log(`attacker's try-ons by minute (UTC), from its counters: ${attackerMinutes.map((m) => `${m.minute} ${m.used}`).join(', ') || 'none'}`)
-console.log(`shoppers on the same key (${shopperCount} addresses): ${shoppers.admitted} try-ons, ${shoppers.charged} credits charged, refused: ${[...shoppers.refusals].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}`)
-console.log(`browser key's account: balance ${browserCheck.balance} = ${browserInitial} − ${attacker.charged} (attacker) − ${shoppers.charged} (shoppers): ${browserExact ? 'exact' : 'NOT EXACT'}`)
-console.log(`accounts whose balance equals their ledger and the responses' charges: ${exact + (browserExact ? 1 : 0)}/${accounts.length + 1}`)
+const attackerRequests = [
+  ...(counts.get('attacker: standard')?.values() ?? []),
+  ...(counts.get('attacker: wedding, score low')?.values() ?? []),
+].reduce((a, b) => a + b, 0)
+console.log(
+  `\nattacker (one address, ${attackerCount} connections, the browser key and a forged Origin): ${attackerRequests} requests, ${attacker.admitted} try-ons served ` +
+    `(at most ${attackerCap}: ${browserLimits.perClientPerMinute} a minute over ${minutes} minute windows), ${attacker.free} free (at most ${browserLimits.perClientDailyRefunded}), ` +
+    `${attacker.charged} credits charged; refused: ${[...attacker.refusals].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}`,
+)
+console.log(
+  `attacker's try-ons by minute (UTC), from its counters: ${attackerMinutes.map((m) => `${m.minute} ${m.used}`).join(', ') || 'none'}`,
+)
+console.log(
+  `shoppers on the same key (${shopperCount} addresses): ${shoppers.admitted} try-ons, ${shoppers.charged} credits charged, refused: ${[...shoppers.refusals].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'}`,
+)
+console.log(
+  `browser key's account: balance ${browserCheck.balance} = ${browserInitial} − ${attacker.charged} (attacker) − ${shoppers.charged} (shoppers): ${browserExact ? 'exact' : 'NOT EXACT'}`,
+)
+console.log(
+  `accounts whose balance equals their ledger and the responses' charges: ${exact + (browserExact ? 1 : 0)}/${accounts.length + 1}`,
+)
 console.log(`reservations left for the sweeper: ${swept}`)
-console.log(violations.length === 0 ? 'invariants: all hold' : `VIOLATIONS (${violations.length}):\n  ${[...new Set(violations)].slice(0, 20).join('\n  ')}`)
+console.log(
+  violations.length === 0
+    ? 'invariants: all hold'
+    : `VIOLATIONS (${violations.length}):\n  ${[...new Set(violations)].slice(0, 20).join('\n  ')}`,
+)
 
 await Promise.all([attackerAgent, ...shopperAgents].map((agent) => agent.close()))
 await stack.stop()

@@ -29,7 +29,16 @@ import { encodeBase64 } from '../shared/images/base64.ts'
 import { createKey, createTestDatabase } from '../tests/support/database.ts'
 import { startFakeStorage } from '../tests/support/fake-storage.ts'
 import { startImageServer } from '../tests/support/image-server.ts'
-import { fashn, FASHN_PREDICTION, gemini, geminiPath, startFakeServer, startFashnFake, vertex, vertexPredictPath } from '../tests/support/provider-fakes.ts'
+import {
+  fashn,
+  FASHN_PREDICTION,
+  gemini,
+  geminiPath,
+  startFakeServer,
+  startFashnFake,
+  vertex,
+  vertexPredictPath,
+} from '../tests/support/provider-fakes.ts'
 import { TEST_CLIENT_ADDRESS_SECRET, freePort, startProcess } from '../tests/support/process.ts'
 
 const { values } = parseArgs({
@@ -115,7 +124,11 @@ async function startDeno(env: Record<string, string>): Promise<{ url: string; pi
     'node_modules/.bin/deno',
     ['run', '--allow-all', '--no-prompt', '--config', 'supabase/functions/tryon-api/deno.json', 'supabase/functions/tryon-api/index.ts'],
     {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(PATH|HOME|DENO_DIR|NODE_EXTRA_CA_CERTS|NPM_CONFIG_REGISTRY|HTTPS?_PROXY|NO_PROXY)$/i.test(name))),
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([name]) =>
+          /^(PATH|HOME|DENO_DIR|NODE_EXTRA_CA_CERTS|NPM_CONFIG_REGISTRY|HTTPS?_PROXY|NO_PROXY)$/i.test(name),
+        ),
+      ),
       DENO_NO_PACKAGE_JSON: '1',
       NO_COLOR: '1',
       TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: '1',
@@ -131,7 +144,12 @@ async function main() {
   const db = await createTestDatabase('postgres')
   const storage = await startFakeStorage()
   const key = await createKey(db.sql, { credits: 10_000, mode: 'test' })
-  const env = { DATABASE_URL: db.url, SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }), TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET }
+  const env = {
+    DATABASE_URL: db.url,
+    SUPABASE_URL: storage.url,
+    SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }),
+    TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET,
+  }
   const small = await photos(240, 420)
   const warmUp = { userPhoto: encodeBase64(small.shopper), productImage: encodeBase64(small.garment), clothingType: 'Jacket' }
   const results: { label: string; image: string; measurements: Measurement[] }[] = []
@@ -154,7 +172,11 @@ async function main() {
       const status = await post(body, scenario ? { 'X-Tryon-Scenario': scenario } : {})
       const wallMs = performance.now() - started
       const after = await countersOf(deno.pid)
-      const line = deno.output().slice(logStart).split('\n').find((l) => l.includes('"msg":"tryon"'))
+      const line = deno
+        .output()
+        .slice(logStart)
+        .split('\n')
+        .find((l) => l.includes('"msg":"tryon"'))
       return {
         status,
         mainCpuMs: after.mainCpu - before.mainCpu,
@@ -171,29 +193,30 @@ async function main() {
 
   try {
     if (values.providers) await measureProviders()
-    else for (const [width, height] of sizes) {
-      const { shopper, garment } = await photos(width, height)
-      const image = `${width}x${height}, ${(shopper.byteLength / MB).toFixed(1)} + ${(garment.byteLength / MB).toFixed(1)} MB`
-      const files = await startImageServer({
-        '/shopper.jpg': { bytes: shopper, contentType: 'image/jpeg' },
-        '/garment.jpg': { bytes: garment, contentType: 'image/jpeg' },
-      })
-      const inBody = { userPhoto: encodeBase64(shopper), productImage: encodeBase64(garment), clothingType: 'Jacket' }
-      const byUrl = { userPhoto: files.url('/shopper.jpg'), productImage: files.url('/garment.jpg'), clothingType: 'Jacket' }
-      const cases: [string, unknown, string | undefined][] = [
-        ['service only, base64 in the body', inBody, 'generation_failed'],
-        ['service only, image URLs', byUrl, 'generation_failed'],
-        ['full try-on (local engine), base64 in the body', inBody, undefined],
-        ['full try-on (local engine), image URLs', byUrl, undefined],
-      ]
-      for (const [label, body, scenario] of cases) {
-        const measurements: Measurement[] = []
-        for (let i = 0; i < runs; i++) measurements.push(await measure(body, scenario))
-        results.push({ label, image, measurements })
-        console.error(`measured ${image}: ${label}`)
+    else
+      for (const [width, height] of sizes) {
+        const { shopper, garment } = await photos(width, height)
+        const image = `${width}x${height}, ${(shopper.byteLength / MB).toFixed(1)} + ${(garment.byteLength / MB).toFixed(1)} MB`
+        const files = await startImageServer({
+          '/shopper.jpg': { bytes: shopper, contentType: 'image/jpeg' },
+          '/garment.jpg': { bytes: garment, contentType: 'image/jpeg' },
+        })
+        const inBody = { userPhoto: encodeBase64(shopper), productImage: encodeBase64(garment), clothingType: 'Jacket' }
+        const byUrl = { userPhoto: files.url('/shopper.jpg'), productImage: files.url('/garment.jpg'), clothingType: 'Jacket' }
+        const cases: [string, unknown, string | undefined][] = [
+          ['service only, base64 in the body', inBody, 'generation_failed'],
+          ['service only, image URLs', byUrl, 'generation_failed'],
+          ['full try-on (local engine), base64 in the body', inBody, undefined],
+          ['full try-on (local engine), image URLs', byUrl, undefined],
+        ]
+        for (const [label, body, scenario] of cases) {
+          const measurements: Measurement[] = []
+          for (let i = 0; i < runs; i++) measurements.push(await measure(body, scenario))
+          results.push({ label, image, measurements })
+          console.error(`measured ${image}: ${label}`)
+        }
+        await files.close()
       }
-      await files.close()
-    }
   } finally {
     await storage.close()
     await db.close()
@@ -209,21 +232,29 @@ async function main() {
     console.error(`provider result: ${(result.byteLength / MB).toFixed(2)} MB`)
     const fashnFake = await startFashnFake(result, { record: false })
     fashnFake.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.completed(fashnFake.outputUrl))
-    const googleFake = await startFakeServer((f) => {
-      f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.image(result, { mimeType: 'image/jpeg' }))
-      f.script('POST', vertexPredictPath('bench-project', 'us-central1'), vertex.image(result))
-    }, { record: false })
+    const googleFake = await startFakeServer(
+      (f) => {
+        f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.image(result, { mimeType: 'image/jpeg' }))
+        f.script('POST', vertexPredictPath('bench-project', 'us-central1'), vertex.image(result))
+      },
+      { record: false },
+    )
     const files = await startImageServer({
       '/shopper.jpg': { bytes: shopper, contentType: 'image/jpeg' },
       '/garment.jpg': { bytes: garment, contentType: 'image/jpeg' },
     })
     const liveKey = await createKey(db.sql, { credits: 10_000, mode: 'live' })
     const wanted = new Set(values.engines.split(',').map((e) => e.trim()))
-    const engines = ([
-      ['fashn', { TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'fa-bench', FASHN_BASE_URL: fashnFake.url }],
-      ['vertex', { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'bench-project', VERTEX_ACCESS_TOKEN: 'ya29.bench', VERTEX_BASE_URL: googleFake.url }],
-      ['gemini', { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-bench', GEMINI_BASE_URL: googleFake.url }],
-    ] as [string, Record<string, string>][]).filter(([engine]) => wanted.has(engine))
+    const engines = (
+      [
+        ['fashn', { TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'fa-bench', FASHN_BASE_URL: fashnFake.url }],
+        [
+          'vertex',
+          { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'bench-project', VERTEX_ACCESS_TOKEN: 'ya29.bench', VERTEX_BASE_URL: googleFake.url },
+        ],
+        ['gemini', { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-bench', GEMINI_BASE_URL: googleFake.url }],
+      ] as [string, Record<string, string>][]
+    ).filter(([engine]) => wanted.has(engine))
     const bodies: [string, unknown][] = [
       ['base64 in the body', { userPhoto: encodeBase64(shopper), productImage: encodeBase64(garment), clothingType: 'Jacket' }],
       ['image URLs', { userPhoto: files.url('/shopper.jpg'), productImage: files.url('/garment.jpg'), clothingType: 'Jacket' }],
@@ -244,7 +275,9 @@ async function main() {
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   const max = (xs: number[]) => Math.max(...xs)
-  console.log(`Deno, ${runs} runs each, every run in a fresh process after one small warm-up request; CPU and wall time are medians, peak RSS the maximum (VmHWM).\n`)
+  console.log(
+    `Deno, ${runs} runs each, every run in a fresh process after one small warm-up request; CPU and wall time are medians, peak RSS the maximum (VmHWM).\n`,
+  )
   console.log('| images | request | status | CPU, main thread | CPU, all threads | wall | RSS before | peak RSS | steps (median ms) |')
   console.log('|---|---|---|---|---|---|---|---|---|')
   for (const { label, image, measurements: m } of results) {

@@ -23,7 +23,18 @@ async function child(): Promise<void> {
   const { startDevStack } = await import('../devstack/stack.ts')
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-hostile-'))
   const logs: string[] = []
-  const stack = await startDevStack({ env: {}, dataDir, port: 0, dbPort: 0, databaseUrl: process.env.HOSTILE_DATABASE_URL || undefined, log: (entry) => { logs.push(JSON.stringify(entry)); if (process.env.HOSTILE_DEBUG && entry.level === 'error') console.error(JSON.stringify(entry).slice(0, 300)) }, playgroundKey: () => 'vto_test_playgroundplaygroundplaygroundpla' })
+  const stack = await startDevStack({
+    env: {},
+    dataDir,
+    port: 0,
+    dbPort: 0,
+    databaseUrl: process.env.HOSTILE_DATABASE_URL || undefined,
+    log: (entry) => {
+      logs.push(JSON.stringify(entry))
+      if (process.env.HOSTILE_DEBUG && entry.level === 'error') console.error(JSON.stringify(entry).slice(0, 300))
+    },
+    playgroundKey: () => 'vto_test_playgroundplaygroundplaygroundpla',
+  })
   const [row] = await stack.sql`select api_key from tryon.create_api_key(100000, 'test', '{}'::text[], true, 'hostile', null)`
   process.on('message', (message: { type: string; needle?: string }) => {
     if (message.type === 'logs') process.send!({ type: 'logs', count: logs.filter((l) => l.includes(message.needle!)).length })
@@ -38,7 +49,9 @@ function getWithHost(url: string, host: string): Promise<Response> {
     get(url, { headers: { host }, agent: false }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: res.headers as Record<string, string> })))
+      res.on('end', () =>
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers: res.headers as Record<string, string> })),
+      )
     }).on('error', reject)
   })
 }
@@ -62,39 +75,86 @@ async function parent(): Promise<void> {
   })
   const ready = await new Promise<Ready>((resolve) => server.once('message', (m: Ready) => resolve(m)))
   const pid = server.pid!
-  const ask = (message: object) => new Promise<any>((resolve) => { server.once('message', resolve); server.send(message) })
+  const ask = (message: object) =>
+    new Promise<any>((resolve) => {
+      server.once('message', resolve)
+      server.send(message)
+    })
 
   const person = encodeBase64(makeShopperPhoto({ width: 240, height: 400, format: 'jpeg' }).bytes)
   const garment = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [10, 120, 200], width: 240, height: 240, format: 'png' }).bytes)
-  const big = (process.env.HOSTILE_40MP_JPEG ? await readFile(process.env.HOSTILE_40MP_JPEG) : null)
+  const big = process.env.HOSTILE_40MP_JPEG ? await readFile(process.env.HOSTILE_40MP_JPEG) : null
   const post = (s: Ready, body: unknown, init: { path?: string; headers?: Record<string, string> } = {}) =>
-    fetch(`${s.url}/functions/v1/tryon-api${init.path ?? ''}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey, ...init.headers }, body: JSON.stringify(body) })
-  const tryOn = (userPhoto: Uint8Array | string, productImage: string = garment) =>
-    (s: Ready) => post(s, { userPhoto: typeof userPhoto === 'string' ? userPhoto : encodeBase64(userPhoto), productImage })
+    fetch(`${s.url}/functions/v1/tryon-api${init.path ?? ''}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey, ...init.headers },
+      body: JSON.stringify(body),
+    })
+  const tryOn =
+    (userPhoto: Uint8Array | string, productImage: string = garment) =>
+    (s: Ready) =>
+      post(s, { userPhoto: typeof userPhoto === 'string' ? userPhoto : encodeBase64(userPhoto), productImage })
 
   const cases: Case[] = [
-    { name: '1 PNG, IHDR 64×64 then IHDR 8000×8000', send: tryOn(pngWithHeaders([{ width: 64, height: 64 }, { width: 8000, height: 8000 }])) },
-    { name: '1 PNG, IHDR 64×64 then IHDR 16000×16000', send: tryOn(pngWithHeaders([{ width: 64, height: 64 }, { width: 16000, height: 16000 }])) },
-    { name: '1 WebP, VP8X 64×64 holding VP8L 8000×8000', send: tryOn(webpCanvasAndFrame({ width: 64, height: 64 }, { width: 8000, height: 8000 })) },
-    { name: '1 JPEG, SOF 64×64 then SOF 8000×8000', send: tryOn(jpegWithFrames([{ width: 64, height: 64 }, { width: 8000, height: 8000 }])) },
-    ...(big ? [
-      { name: '2 40 MP progressive JPEG + corrupt product image', send: tryOn(big, encodeBase64(jpegWithFrames([{ width: 64, height: 64 }]).subarray(0, 1200))) },
-      { name: '2 40 MP progressive JPEG + good product image', send: tryOn(big) },
-      {
-        name: '2 burst: 12 of the 40 MP progressive JPEG try-ons at once',
-        send: async (s: Ready) => {
-          const answers = await Promise.all(Array.from({ length: 12 }, () => tryOn(big)(s)))
-          const counts: Record<string, number> = {}
-          for (const a of answers) {
-            const code = a.status === 200 ? '200' : `${a.status} ${((await a.clone().json()) as { errorCode: string }).errorCode}`
-            counts[code] = (counts[code] ?? 0) + 1
-          }
-          const busy = answers.find((a) => a.status === 503)
-          return new Response(`statuses ${JSON.stringify(counts)}${busy ? `, Retry-After ${busy.headers.get('retry-after')}` : ''}`, { status: 207 })
-        },
-      },
-    ] : []),
-    { name: '3 key as a query parameter name', send: (s) => post(s, { userPhoto: person, productImage: garment }, { path: `?${s.apiKey}` }) },
+    {
+      name: '1 PNG, IHDR 64×64 then IHDR 8000×8000',
+      send: tryOn(
+        pngWithHeaders([
+          { width: 64, height: 64 },
+          { width: 8000, height: 8000 },
+        ]),
+      ),
+    },
+    {
+      name: '1 PNG, IHDR 64×64 then IHDR 16000×16000',
+      send: tryOn(
+        pngWithHeaders([
+          { width: 64, height: 64 },
+          { width: 16000, height: 16000 },
+        ]),
+      ),
+    },
+    {
+      name: '1 WebP, VP8X 64×64 holding VP8L 8000×8000',
+      send: tryOn(webpCanvasAndFrame({ width: 64, height: 64 }, { width: 8000, height: 8000 })),
+    },
+    {
+      name: '1 JPEG, SOF 64×64 then SOF 8000×8000',
+      send: tryOn(
+        jpegWithFrames([
+          { width: 64, height: 64 },
+          { width: 8000, height: 8000 },
+        ]),
+      ),
+    },
+    ...(big
+      ? [
+          {
+            name: '2 40 MP progressive JPEG + corrupt product image',
+            send: tryOn(big, encodeBase64(jpegWithFrames([{ width: 64, height: 64 }]).subarray(0, 1200))),
+          },
+          { name: '2 40 MP progressive JPEG + good product image', send: tryOn(big) },
+          {
+            name: '2 burst: 12 of the 40 MP progressive JPEG try-ons at once',
+            send: async (s: Ready) => {
+              const answers = await Promise.all(Array.from({ length: 12 }, () => tryOn(big)(s)))
+              const counts: Record<string, number> = {}
+              for (const a of answers) {
+                const code = a.status === 200 ? '200' : `${a.status} ${((await a.clone().json()) as { errorCode: string }).errorCode}`
+                counts[code] = (counts[code] ?? 0) + 1
+              }
+              const busy = answers.find((a) => a.status === 503)
+              return new Response(`statuses ${JSON.stringify(counts)}${busy ? `, Retry-After ${busy.headers.get('retry-after')}` : ''}`, {
+                status: 207,
+              })
+            },
+          },
+        ]
+      : []),
+    {
+      name: '3 key as a query parameter name',
+      send: (s) => post(s, { userPhoto: person, productImage: garment }, { path: `?${s.apiKey}` }),
+    },
     { name: '4 key in the path (404)', send: (s) => post(s, {}, { path: `/${s.apiKey}` }) },
     { name: '5 storage path with a bad escape', send: (s) => fetch(`${s.url}/storage/v1/object/public/tryon-results/%.jpg`) },
     { name: '6 X-Request-Id set to the key', send: (s) => post(s, {}, { headers: { 'x-request-id': s.apiKey } }) },
@@ -111,16 +171,25 @@ async function parent(): Promise<void> {
     // An unrelated request sent while the hostile one is being worked on: how long the event loop kept it waiting.
     await new Promise((resolve) => setTimeout(resolve, 30))
     const probeStarted = performance.now()
-    const probe = fetch(`${ready.url}/openapi.json`).then((r) => r.arrayBuffer()).then(() => performance.now() - probeStarted)
+    const probe = fetch(`${ready.url}/openapi.json`)
+      .then((r) => r.arrayBuffer())
+      .then(() => performance.now() - probeStarted)
     const response = await pending
     const text = (await response.text()).replace(/\s+/g, ' ').slice(0, 110)
     const waited = await probe
     const cpu = (await processCpuSeconds(pid)) - cpuBefore
     const peak = (await status(pid, 'VmHWM')) - rssBefore
-    const extra = c.name.startsWith('4') || c.name.startsWith('6') ? `; log lines with the key: ${(await ask({ type: 'logs', needle: ready.apiKey.slice(9, 30) })).count}` : ''
+    const extra =
+      c.name.startsWith('4') || c.name.startsWith('6')
+        ? `; log lines with the key: ${(await ask({ type: 'logs', needle: ready.apiKey.slice(9, 30) })).count}`
+        : ''
     const echoed = c.name.startsWith('6') ? `; X-Request-Id echoed: ${response.headers.get('x-request-id') === ready.apiKey}` : ''
-    const headers = c.name.startsWith('7') ? `; CSP ${response.headers.has('content-security-policy')}, XFO ${response.headers.get('x-frame-options')}` : ''
-    console.log(`| ${c.name} | ${response.status} ${text.replaceAll('|', '/')}${extra}${echoed}${headers} | ${Math.round(cpu * 1000)} | ${Math.round(peak)} | ${Math.round(waited)} |`)
+    const headers = c.name.startsWith('7')
+      ? `; CSP ${response.headers.has('content-security-policy')}, XFO ${response.headers.get('x-frame-options')}`
+      : ''
+    console.log(
+      `| ${c.name} | ${response.status} ${text.replaceAll('|', '/')}${extra}${echoed}${headers} | ${Math.round(cpu * 1000)} | ${Math.round(peak)} | ${Math.round(waited)} |`,
+    )
   }
   const exited = new Promise((resolve) => server.once('exit', resolve))
   server.send({ type: 'stop' })

@@ -36,7 +36,12 @@ const files = positionals.length > 0 ? positionals : DEFAULT_FILES
 interface VitestJson {
   numTotalTests: number
   numFailedTests: number
-  testResults: { name: string; status: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[]
+  testResults: {
+    name: string
+    status: string
+    message?: string
+    assertionResults: { fullName: string; status: string; failureMessages: string[] }[]
+  }[]
 }
 
 /**
@@ -50,11 +55,18 @@ function startHogs(count: number): ChildProcess[] {
 
 async function runOnce(outputFile: string): Promise<{ code: number | null; report: VitestJson | null; seconds: number }> {
   const started = performance.now()
-  const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files, '--reporter=dot', '--reporter=json', `--outputFile.json=${outputFile}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['node_modules/vitest/vitest.mjs', 'run', ...files, '--reporter=dot', '--reporter=json', `--outputFile.json=${outputFile}`],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  )
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  const report = await readFile(outputFile, 'utf8').then((text) => JSON.parse(text) as VitestJson, () => null)
+  const report = await readFile(outputFile, 'utf8').then(
+    (text) => JSON.parse(text) as VitestJson,
+    () => null,
+  )
   await rm(outputFile, { force: true })
   return { code, report, seconds: (performance.now() - started) / 1000 }
 }
@@ -86,10 +98,13 @@ try {
       if (tests.length === 0 && file.status === 'failed') return [{ test: `${path} (suite)`, why: firstLine(file.message) }]
       return tests.map((t) => ({ test: `${path} › ${t.fullName}`, why: firstLine(t.failureMessages[0]) }))
     }) ?? [{ test: '(no report)', why: `vitest exited with ${code}` }]
-    if (code !== 0 && failed.length === 0) failed.push({ test: '(suite)', why: `vitest exited with ${code} (a file failed to load or a hook failed)` })
+    if (code !== 0 && failed.length === 0)
+      failed.push({ test: '(suite)', why: `vitest exited with ${code} (a file failed to load or a hook failed)` })
     for (const { test, why } of failed) failures.set(test, [...(failures.get(test) ?? []), `run ${run}: ${why}`])
     if (failed.length === 0) greenRuns++
-    console.log(`run ${run}/${runs}: ${failed.length === 0 ? 'green' : `${failed.length} failed`}, ${report?.numTotalTests ?? '?'} tests, ${seconds.toFixed(0)} s`)
+    console.log(
+      `run ${run}/${runs}: ${failed.length === 0 ? 'green' : `${failed.length} failed`}, ${report?.numTotalTests ?? '?'} tests, ${seconds.toFixed(0)} s`,
+    )
     for (const { test, why } of failed) console.log(`  ✗ ${test}\n      ${why}`)
   }
 } finally {

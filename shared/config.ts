@@ -9,7 +9,10 @@ const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 
 const envSchema = z.object({
   TRYON_TRAIN_THRESHOLD: z.coerce.number().min(0).max(1).default(defaultServiceConfig.trainThreshold),
-  TRYON_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,62}$/).default('tryon-results'),
+  TRYON_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{1,62}$/)
+    .default('tryon-results'),
   TRYON_ENGINE: z.string().default('local'),
   TRYON_STORAGE: z.enum(['local', 'supabase']).default('local'),
   TRYON_ALLOW_PRIVATE_IMAGE_HOSTS: flag.default(false),
@@ -20,8 +23,16 @@ const envSchema = z.object({
   TRYON_LOCAL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(defaultServiceConfig.localWork.concurrency),
   TRYON_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(defaultServiceConfig.localWork.queue),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  TRYON_CLIENT_ADDRESS_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/, 'must be socket or a header name').default('socket'),
-  TRYON_CLIENT_ADDRESS_SECRET: z.string().min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)`).optional(),
+  TRYON_CLIENT_ADDRESS_HEADER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9-]+$/, 'must be socket or a header name')
+    .default('socket'),
+  TRYON_CLIENT_ADDRESS_SECRET: z
+    .string()
+    .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32)`)
+    .optional(),
   ...providerEnvShape,
 })
 

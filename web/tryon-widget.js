@@ -33,7 +33,8 @@ const messages = {
     done: 'Your try-on is ready.',
     result: 'You wearing this product',
     train_rendered: 'The train of the gown is shown.',
-    train_score_low: 'The train could not be shown on this photo; a full-length photo with the floor visible works best. This try-on was free.',
+    train_score_low:
+      'The train could not be shown on this photo; a full-length photo with the floor visible works best. This try-on was free.',
     score_unavailable: 'The train is shown; its quality could not be checked.',
     train_pretreatment_unavailable: 'The gown is shown without its train.',
     details: (/** @type {string} */ score, /** @type {number} */ charged) => `Train score: ${score} · credits charged: ${charged}`,
@@ -68,7 +69,8 @@ const messages = {
     done: 'Votre essayage est prêt.',
     result: 'Vous portant ce produit',
     train_rendered: 'La traîne de la robe est affichée.',
-    train_score_low: 'La traîne n’a pas pu être affichée sur cette photo ; une photo en pied où le sol est visible donne les meilleurs résultats. Cet essayage était gratuit.',
+    train_score_low:
+      'La traîne n’a pas pu être affichée sur cette photo ; une photo en pied où le sol est visible donne les meilleurs résultats. Cet essayage était gratuit.',
     score_unavailable: 'La traîne est affichée ; sa qualité n’a pas pu être vérifiée.',
     train_pretreatment_unavailable: 'La robe est affichée sans sa traîne.',
     details: (/** @type {string} */ score, /** @type {number} */ charged) => `Score de la traîne : ${score} · crédits débités : ${charged}`,
@@ -377,7 +379,12 @@ export class TryOnButton extends HTMLElement {
     }
     const json = await response.json().catch(() => null)
     if (response.ok && json?.success === true) return json
-    return { status: response.status, errorCode: String(json?.errorCode ?? ''), error: String(json?.error ?? response.statusText), body: json }
+    return {
+      status: response.status,
+      errorCode: String(json?.errorCode ?? ''),
+      error: String(json?.error ?? response.statusText),
+      body: json,
+    }
   }
 
   /** @param {TryOnSuccess} outcome */

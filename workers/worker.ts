@@ -32,7 +32,9 @@ function configure(env: Record<string, string | undefined>): { settings: Setting
   const settings = readSettings({ TRYON_STORAGE: 'supabase', TRYON_CLIENT_ADDRESS_HEADER: 'cf-connecting-ip', ...env })
   const key = storageKeyFrom(env)
   if (settings.storage !== 'supabase' || !env.SUPABASE_URL || !key) {
-    throw new Error('The worker stores results in Supabase Storage: set SUPABASE_URL and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY)')
+    throw new Error(
+      'The worker stores results in Supabase Storage: set SUPABASE_URL and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY)',
+    )
   }
   const store = createSupabaseStore({ url: env.SUPABASE_URL, key, bucket: settings.bucket, publicBaseUrl: settings.publicBaseUrl })
   configured = { settings, store }

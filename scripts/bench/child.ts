@@ -25,13 +25,19 @@ const serverEntry = fileURLToPath(new URL('./server.ts', import.meta.url))
 export async function startServer(mode: ServerMode, databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   // The parent runs under tsx: its execArgv loads TypeScript in the child too.
   const child = fork(serverEntry, [mode], {
-    execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      ...process.execArgv,
+      '--expose-gc',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, ...env, BENCH_DATABASE_URL: databaseUrl },
     // The service logs one JSON line per request, as in production; they go to /dev/null.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
   const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message: ChildMessage) => (message.type === 'ready' ? resolve(message.url) : reject(new Error('unexpected message'))))
+    child.once('message', (message: ChildMessage) =>
+      message.type === 'ready' ? resolve(message.url) : reject(new Error('unexpected message')),
+    )
     child.once('exit', (code) => reject(new Error(`the ${mode} server exited with ${code} before it was ready`)))
   })
   const ask = <T extends ChildMessage['type']>(message: ParentMessage, answer: T) => request(child, message, answer)

@@ -17,7 +17,9 @@ export async function processCpuSeconds(pid: number): Promise<number> {
 
 /** CPU seconds used so far by each Postgres backend connected to the benchmark's database. */
 export async function backendCpu(sql: Sql): Promise<Map<number, number>> {
-  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`
+  const rows = await sql<
+    { pid: number }[]
+  >`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`
   const cpu = new Map<number, number>()
   for (const { pid } of rows) cpu.set(pid, await processCpuSeconds(pid))
   return cpu

@@ -53,7 +53,8 @@ export async function runLoad(target: LoadTarget, concurrency: number, seconds: 
   const result = await instance
   const elapsed = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
-  const percentile = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN)
+  const percentile = (p: number) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : NaN
   const answered = Object.values(statuses).reduce((a, b) => a + b, 0)
   return {
     concurrency,

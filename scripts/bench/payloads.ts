@@ -12,7 +12,11 @@ export interface TryOnBody {
 const dataUri = (bytes: Uint8Array, type: string) => `data:${type};base64,${encodeBase64(bytes)}`
 
 function body(person: Uint8Array, garment: Uint8Array, description: string): TryOnBody {
-  const json = JSON.stringify({ userPhoto: dataUri(person, 'image/jpeg'), productImage: dataUri(garment, 'image/jpeg'), clothingType: 'T-shirt' })
+  const json = JSON.stringify({
+    userPhoto: dataUri(person, 'image/jpeg'),
+    productImage: dataUri(garment, 'image/jpeg'),
+    clothingType: 'T-shirt',
+  })
   return { json, imageBytes: [person.length, garment.length], description }
 }
 
@@ -32,7 +36,9 @@ export function largeImages(size = 8 * 1024 * 1024): TryOnBody {
     const bytes = new Uint8Array(size)
     for (let offset = 0; offset < size; offset += 65_536) crypto.getRandomValues(bytes.subarray(offset, Math.min(size, offset + 65_536)))
     // SOI, then a baseline frame header: length 17, 8-bit, height 3000, width 4000, three components.
-    bytes.set([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x0b, 0xb8, 0x0f, 0xa0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01])
+    bytes.set([
+      0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x0b, 0xb8, 0x0f, 0xa0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
+    ])
     return bytes
   }
   return body(make(), make(), `two ${(size / 1024 / 1024).toFixed(0)} MB JPEGs (header + random bytes)`)

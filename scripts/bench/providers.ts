@@ -28,29 +28,39 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export async function startLatencyFakes(latencyMs = 3_000): Promise<LatencyFakes> {
   // What the providers return: a 768×1152 photo-like JPEG (about the size of a real try-on result).
   const result = makeShopperPhoto({ width: 768, height: 1152, format: 'jpeg', shirtColor: [30, 120, 200], seed: 5 }).bytes
-  const google = await startFakeServer((f) => {
-    f.script('POST', geminiPath('gemini-2.5-flash-image'), async () => (await sleep(latencyMs), gemini.image(result, { mimeType: 'image/jpeg' })))
-    f.script('POST', vertexPredictPath('bench-project', 'us-central1'), async () => (await sleep(latencyMs), vertex.image(result)))
-  }, { record: false })
+  const google = await startFakeServer(
+    (f) => {
+      f.script(
+        'POST',
+        geminiPath('gemini-2.5-flash-image'),
+        async () => (await sleep(latencyMs), gemini.image(result, { mimeType: 'image/jpeg' })),
+      )
+      f.script('POST', vertexPredictPath('bench-project', 'us-central1'), async () => (await sleep(latencyMs), vertex.image(result)))
+    },
+    { record: false },
+  )
 
   const startedAt = new Map<string, number>()
   let next = 0
-  const fashn: FakeServer = await startFakeServer((f) => {
-    f.script('POST', '/v1/run', () => {
-      const id = `bench-${++next}-u1`
-      startedAt.set(id, performance.now())
-      return { json: { id, error: null } }
-    })
-    f.script('GET', /^\/v1\/status\/[^/]+$/, (request) => {
-      const id = decodeURIComponent(request.path.split('/').pop()!)
-      const started = startedAt.get(id)
-      if (started === undefined) return { status: 404, json: { error: 'NotFound', message: 'Prediction not found' } }
-      if (performance.now() - started < latencyMs) return { json: { id, status: 'processing', error: null } }
-      startedAt.delete(id)
-      return { json: { id, status: 'completed', output: [`${f.url}/cdn/${id}/output_0.jpg`], error: null } }
-    })
-    f.script('GET', /^\/cdn\//, { bytes: result, contentType: 'image/jpeg' })
-  }, { record: false })
+  const fashn: FakeServer = await startFakeServer(
+    (f) => {
+      f.script('POST', '/v1/run', () => {
+        const id = `bench-${++next}-u1`
+        startedAt.set(id, performance.now())
+        return { json: { id, error: null } }
+      })
+      f.script('GET', /^\/v1\/status\/[^/]+$/, (request) => {
+        const id = decodeURIComponent(request.path.split('/').pop()!)
+        const started = startedAt.get(id)
+        if (started === undefined) return { status: 404, json: { error: 'NotFound', message: 'Prediction not found' } }
+        if (performance.now() - started < latencyMs) return { json: { id, status: 'processing', error: null } }
+        startedAt.delete(id)
+        return { json: { id, status: 'completed', output: [`${f.url}/cdn/${id}/output_0.jpg`], error: null } }
+      })
+      f.script('GET', /^\/cdn\//, { bytes: result, contentType: 'image/jpeg' })
+    },
+    { record: false },
+  )
 
   // The adapter's polling schedule (waits from the accepted run): the first poll at or after completion.
   let at = 0

@@ -102,7 +102,14 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
     if (begun.verdict !== 'ok') return c.json({ success: false, verdict: begun.verdict }, 402)
     counters.started++
     const resultPath = `bench/${tryOnId}.jpg`
-    const settled = await billing.settle({ tryOnId, outcome: 'generated', shortId: tryOnId.slice(0, 10), resultPath, engine: 'none', response: { success: true } })
+    const settled = await billing.settle({
+      tryOnId,
+      outcome: 'generated',
+      shortId: tryOnId.slice(0, 10),
+      resultPath,
+      engine: 'none',
+      response: { success: true },
+    })
     counters.finished++
     return c.json({ success: true, tryOnId, creditsRemaining: settled.balance, creditsCharged: settled.creditsCharged })
   }
@@ -124,10 +131,14 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
 const memoryUrl = (path: string) => `http://127.0.0.1/storage/v1/object/public/tryon-results/${path}`
 const memoryStore: ResultStore = { put: async (path) => memoryUrl(path), urlOf: memoryUrl, remove: async () => {} }
 
-async function startService(databaseUrl: string, mode: Exclude<ServerMode, 'baseline' | 'billing'>): Promise<{ url: string; stop(): Promise<void> }> {
+async function startService(
+  databaseUrl: string,
+  mode: Exclude<ServerMode, 'baseline' | 'billing'>,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-bench-'))
   const instant = mode === 'instant' || mode === 'instant-memory' ? instantEngine() : null
-  const providerEnv: Record<string, string> = mode === 'fashn' || mode === 'vertex' || mode === 'gemini' ? JSON.parse(process.env.BENCH_PROVIDER_ENV ?? '{}') : {}
+  const providerEnv: Record<string, string> =
+    mode === 'fashn' || mode === 'vertex' || mode === 'gemini' ? JSON.parse(process.env.BENCH_PROVIDER_ENV ?? '{}') : {}
   const stack = await startDevStack({
     // The sweeper stays out of the measurement: nothing is abandoned during a run.
     // The local engine's queue holds every connection of the largest run: the bench measures work, not refusals.

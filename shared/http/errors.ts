@@ -101,7 +101,11 @@ export const errorCatalogue = {
       'This key has had as many refunded wedding-dress results today as it may; wedding-dress try-ons resume after the number of ' +
       'seconds in Retry-After. Nothing was charged.',
   },
-  internal_error: { status: 500, when: 'An unexpected failure; retrying is safe.', message: 'Internal error. No credits were charged; you may retry.' },
+  internal_error: {
+    status: 500,
+    when: 'An unexpected failure; retrying is safe.',
+    message: 'Internal error. No credits were charged; you may retry.',
+  },
   generation_failed: {
     status: 500,
     when: 'The engine failed or took too long; retrying is safe.',
@@ -129,7 +133,8 @@ export const errorCatalogue = {
   bridal_preprocessing_failed: {
     status: 503,
     when: 'Wedding-dress pre-processing crashed; generation was cancelled and fully refunded.',
-    message: 'Wedding-dress processing is temporarily unavailable. Generation was cancelled and no credits were charged; please retry later.',
+    message:
+      'Wedding-dress processing is temporarily unavailable. Generation was cancelled and no credits were charged; please retry later.',
   },
   service_busy: {
     status: 503,
@@ -182,7 +187,10 @@ export const internalError = () => catalogued('internal_error')
 export const generationFailed = () => catalogued('generation_failed')
 
 /** The abuse limits' 429s; every one carries Retry-After and charges nothing. */
-export function limitExceeded(code: 'rate_limited' | 'daily_cap_reached' | 'free_deliveries_exhausted', retryAfterSeconds: number): ApiError {
+export function limitExceeded(
+  code: 'rate_limited' | 'daily_cap_reached' | 'free_deliveries_exhausted',
+  retryAfterSeconds: number,
+): ApiError {
   return catalogued(code, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
 }
 

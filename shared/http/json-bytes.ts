@@ -56,7 +56,7 @@ export function parseJsonBytes(bytes: Uint8Array, options: { largeFrom?: number 
   const decoder = new TextDecoder()
   const pieces: string[] = []
   let copiedTo = 0
-  for (let at = 0; ;) {
+  for (let at = 0; ; ) {
     const open = bytes.indexOf(QUOTE, at)
     if (open === -1) break
     const close = closingQuote(bytes, open + 1)
@@ -78,7 +78,7 @@ export function parseJsonBytes(bytes: Uint8Array, options: { largeFrom?: number 
 
 /** The quote that ends the string starting at `from`: the first one not escaped. -1 when there is none. */
 function closingQuote(bytes: Uint8Array, from: number): number {
-  for (let at = from; ;) {
+  for (let at = from; ; ) {
     const quote = bytes.indexOf(QUOTE, at)
     if (quote === -1) return -1
     let backslashes = 0

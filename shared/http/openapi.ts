@@ -29,7 +29,11 @@ export function openApiDocument(app: OpenAPIHono<any>) {
     openapi: '3.1.0',
     info: { title: 'Try-on API', version: '1', description },
     servers: [
-      { url: 'https://{projectRef}.supabase.co', description: 'Supabase Edge Functions', variables: { projectRef: { default: 'your-project-ref' } } },
+      {
+        url: 'https://{projectRef}.supabase.co',
+        description: 'Supabase Edge Functions',
+        variables: { projectRef: { default: 'your-project-ref' } },
+      },
       { url: 'http://127.0.0.1:54321', description: 'Dev stack (`npm start`)' },
     ],
     security: [{ apiKey: [] }],

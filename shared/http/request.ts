@@ -67,7 +67,9 @@ export async function readTryOnBody(request: Request, maxBodyBytes: number): Pro
   }
   // What the idempotency hash covers goes in front of the body, in the same array: `<scenario>\n<body>`.
   const hashPrefix = new TextEncoder().encode(`${request.headers.get('x-tryon-scenario')?.trim() ?? ''}\n`)
-  const read = await readCapped(request, maxBodyBytes, undefined, () => bodyTooLarge(maxBodyBytes), { reserveBefore: hashPrefix.byteLength })
+  const read = await readCapped(request, maxBodyBytes, undefined, () => bodyTooLarge(maxBodyBytes), {
+    reserveBefore: hashPrefix.byteLength,
+  })
   // The body's text never had its byte order mark (UTF-8 decoding drops it): neither does the hash.
   const bom = UTF8_BOM.every((byte, i) => read[hashPrefix.byteLength + i] === byte) ? UTF8_BOM.length : 0
   const hashed = read.subarray(bom)
@@ -125,7 +127,10 @@ async function requestHash(scenarioAndBody: Uint8Array<ArrayBuffer>): Promise<Ui
 }
 
 export function bodyTooLarge(maxBodyBytes: number): ApiError {
-  return new ApiError('payload_too_large', `The request body exceeds ${Math.round(maxBodyBytes / 1024 / 1024)} MB; send large images as URLs`)
+  return new ApiError(
+    'payload_too_large',
+    `The request body exceeds ${Math.round(maxBodyBytes / 1024 / 1024)} MB; send large images as URLs`,
+  )
 }
 
 function checkScenario(scenario: Scenario | undefined, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {

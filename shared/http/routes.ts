@@ -84,7 +84,9 @@ export const tryOnRoute = createRoute({
         'application/json': {
           schema: tryOnRequestSchema,
           examples: {
-            standard: { value: { userPhoto: 'https://example.com/me.jpg', productImage: 'https://example.com/shirt.png', clothingType: 'T-shirt' } },
+            standard: {
+              value: { userPhoto: 'https://example.com/me.jpg', productImage: 'https://example.com/shirt.png', clothingType: 'T-shirt' },
+            },
             weddingDress: {
               value: {
                 userPhoto: 'data:image/jpeg;base64,<BASE64_DATA>',
@@ -100,7 +102,8 @@ export const tryOnRoute = createRoute({
   },
   responses: {
     200: {
-      description: 'The image is stored at `resultUrl`. Also the answer to a wedding-dress call whose train did not come out (`bridal.applied` false, refunded).',
+      description:
+        'The image is stored at `resultUrl`. Also the answer to a wedding-dress call whose train did not come out (`bridal.applied` false, refunded).',
       headers: {
         'Idempotent-Replayed': {
           description: '`true` when this is the stored response of an earlier call with the same `Idempotency-Key`.',
@@ -113,7 +116,12 @@ export const tryOnRoute = createRoute({
           examples: {
             standard: { value: { ...sampleResult, creditsRemaining: 41, creditsCharged: 1 } },
             trainRendered: {
-              value: { ...sampleResult, creditsRemaining: 39, creditsCharged: 2, bridal: { applied: true, trainScore: 0.71, reason: 'train_rendered' } },
+              value: {
+                ...sampleResult,
+                creditsRemaining: 39,
+                creditsCharged: 2,
+                bridal: { applied: true, trainScore: 0.71, reason: 'train_rendered' },
+              },
             },
             trainScoreLow: {
               value: {
@@ -125,7 +133,12 @@ export const tryOnRoute = createRoute({
               },
             },
             scoreUnavailable: {
-              value: { ...sampleResult, creditsRemaining: 39, creditsCharged: 2, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } },
+              value: {
+                ...sampleResult,
+                creditsRemaining: 39,
+                creditsCharged: 2,
+                bridal: { applied: true, trainScore: null, reason: 'score_unavailable' },
+              },
             },
             trainPretreatmentUnavailable: {
               value: {
@@ -190,7 +203,9 @@ export const shareRoute = createRoute({
     },
     404: {
       description: "Unknown id, a result not delivered, or a deleted one: the edge proxy's answer for a wrong path.",
-      content: { 'application/json': { schema: gatewayNotFoundSchema, examples: { unknown: { value: { error: 'requested path is invalid' } } } } },
+      content: {
+        'application/json': { schema: gatewayNotFoundSchema, examples: { unknown: { value: { error: 'requested path is invalid' } } } },
+      },
     },
   },
 })

@@ -28,7 +28,8 @@ export const tryOnRequestSchema = z
       description: 'Category hint, free text (`T-shirt`, `Jeans`, `Dress`, `Jacket`…); without it the engine guesses from the garment.',
     }),
     productType: optionalText(100).meta({
-      description: "`wedding-dress` renders the gown's train and costs 2 credits (refund rules in the description); any other value is a standard try-on.",
+      description:
+        "`wedding-dress` renders the gown's train and costs 2 credits (refund rules in the description); any other value is a standard try-on.",
     }),
     parentUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -72,18 +73,21 @@ export const tryOnHeadersSchema = z.object({
     .optional()
     .openapi({
       examples: ['https://shop.example.com'],
-      description: 'Sent by browsers. Required when the key is restricted to origins; a missing or unlisted origin gets 403 `origin_not_allowed`.',
+      description:
+        'Sent by browsers. Required when the key is restricted to origins; a missing or unlisted origin gets 403 `origin_not_allowed`.',
     }),
 })
 
 export type TryOnHeaders = z.infer<typeof tryOnHeadersSchema>
 
-export const bridalReasonSchema = z.enum(['train_rendered', 'train_score_low', 'score_unavailable', 'train_pretreatment_unavailable']).meta({
-  description:
-    'Why the wedding-dress call was billed as it was: `train_rendered` (2 credits), `train_score_low` (the train did not come out: ' +
-    '0 credits, `shortId` null), `score_unavailable` (the scorer could not run: 2 credits), `train_pretreatment_unavailable` ' +
-    '(the gown without its train at the standard price: 1 credit).',
-})
+export const bridalReasonSchema = z
+  .enum(['train_rendered', 'train_score_low', 'score_unavailable', 'train_pretreatment_unavailable'])
+  .meta({
+    description:
+      'Why the wedding-dress call was billed as it was: `train_rendered` (2 credits), `train_score_low` (the train did not come out: ' +
+      '0 credits, `shortId` null), `score_unavailable` (the scorer could not run: 2 credits), `train_pretreatment_unavailable` ' +
+      '(the gown without its train at the standard price: 1 credit).',
+  })
 
 export const bridalSchema = z
   .object({
@@ -115,12 +119,17 @@ export const tryOnSuccessSchema = z
   })
   .openapi('TryOnSuccess')
 
-export const errorCodeSchema = z.enum(errorCodes).meta({ description: 'Machine-readable cause; the HTTP status follows from it.' }).openapi('ErrorCode')
+export const errorCodeSchema = z
+  .enum(errorCodes)
+  .meta({ description: 'Machine-readable cause; the HTTP status follows from it.' })
+  .openapi('ErrorCode')
 
 export const errorBodySchema = z
   .object({
     success: z.literal(false),
-    error: z.string().meta({ description: 'A message for people. The 401 and 402 texts are fixed: `Authentication required`, `Insufficient credits`.' }),
+    error: z
+      .string()
+      .meta({ description: 'A message for people. The 401 and 402 texts are fixed: `Authentication required`, `Insufficient credits`.' }),
     errorCode: errorCodeSchema,
   })
   .openapi('Error')

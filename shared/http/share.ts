@@ -29,8 +29,7 @@ export function shareHandler(deps: Deps) {
   }
 }
 
-const escapeAttribute = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /** The page a chat app reads for its preview, and a person sees: the image alone. */
 export function sharePage(imageUrl: string): string {

@@ -21,9 +21,7 @@ const BEYOND_LATIN1 = /[^\x00-\xff]/
 const WHITESPACE = /[\t\n\f\r ]+/g
 
 function hasWhitespace(text: string): boolean {
-  return (
-    text.includes('\n') || text.includes('\r') || text.includes(' ') || text.includes('\t') || text.includes('\f')
-  )
+  return text.includes('\n') || text.includes('\r') || text.includes(' ') || text.includes('\t') || text.includes('\f')
 }
 
 /** Length without padding, or -1 when the padding is misplaced. */

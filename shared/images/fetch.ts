@@ -136,7 +136,11 @@ export function createImageFetcher(options: ImageFetcherOptions): GuardedImageFe
    * Runs `work` under one deadline for the whole fetch (DNS, connect, headers, redirects and body) and the
    * caller's signal; `work` answers when its guards may go (at once, or when a stream it hands on ends).
    */
-  async function guarded<T>(url: URL, fetchOptions: ImageFetchOptions, work: (response: Response, signal: AbortSignal, done: () => void) => Promise<T>): Promise<T> {
+  async function guarded<T>(
+    url: URL,
+    fetchOptions: ImageFetchOptions,
+    work: (response: Response, signal: AbortSignal, done: () => void) => Promise<T>,
+  ): Promise<T> {
     const { maxBytes, signal, timeoutMs = defaultTimeoutMs } = fetchOptions
     if (signal?.aborted) throw new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal.reason })
     const deadline = new AbortController()
@@ -144,8 +148,7 @@ export function createImageFetcher(options: ImageFetcherOptions): GuardedImageFe
       () => deadline.abort(new ImageFetchError('timeout', `the image URL did not answer within ${timeoutMs / 1000} s`)),
       timeoutMs,
     )
-    const onCallerAbort = () =>
-      deadline.abort(new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal?.reason }))
+    const onCallerAbort = () => deadline.abort(new ImageFetchError('aborted', 'the fetch was cancelled', { cause: signal?.reason }))
     signal?.addEventListener('abort', onCallerAbort, { once: true })
     let handedOn = false
     const done = () => {

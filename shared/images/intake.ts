@@ -60,7 +60,10 @@ const NEITHER_URL_NOR_BASE64 = `is neither a URL nor valid base64; send ${ACCEPT
 const INVALID_PAYLOAD = 'the data URI payload is not valid base64'
 
 function malformedDataUri(field: ImageField): ApiError {
-  return new ApiError('invalid_request', `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`)
+  return new ApiError(
+    'invalid_request',
+    `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`,
+  )
 }
 
 function decodePayload(field: ImageField, payload: string, limits: ImageLimits, invalid: string): Uint8Array {
@@ -85,12 +88,7 @@ function decodeInline(field: ImageField, inline: InlineBase64, limits: ImageLimi
   return inline.decode()
 }
 
-async function fetchFromUrl(
-  field: ImageField,
-  text: string,
-  deps: ImageIntakeDeps,
-  signal: AbortSignal | undefined,
-): Promise<Uint8Array> {
+async function fetchFromUrl(field: ImageField, text: string, deps: ImageIntakeDeps, signal: AbortSignal | undefined): Promise<Uint8Array> {
   let url: URL
   try {
     url = new URL(text)
@@ -146,8 +144,7 @@ function tooLarge(field: ImageField, limits: ImageLimits, size?: number): ApiErr
   const actual = size === undefined ? '' : ` (${formatCount(size)} bytes)`
   return new ApiError(
     'image_too_large',
-    `${field}: image is larger than ${formatLimit(limits.maxBytes)}${actual}; ` +
-      `images may be at most ${formatLimit(limits.maxBytes)}`,
+    `${field}: image is larger than ${formatLimit(limits.maxBytes)}${actual}; ` + `images may be at most ${formatLimit(limits.maxBytes)}`,
   )
 }
 

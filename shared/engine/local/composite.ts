@@ -17,7 +17,14 @@ interface ShadingMap {
  * and folds, blended through the garment's soft alpha. Draws in place (a copy of a full photo costs time and
  * memory) and returns the same image.
  */
-export function compositeGarment(person: RgbaImage, bodyMask: Mask, maskScale: Scale, garment: GarmentCutout, placement: Placement, figureHeight: number): RgbaImage {
+export function compositeGarment(
+  person: RgbaImage,
+  bodyMask: Mask,
+  maskScale: Scale,
+  garment: GarmentCutout,
+  placement: Placement,
+  figureHeight: number,
+): RgbaImage {
   const { width, height } = person
   const out = person.data
   const g = garment.image
@@ -103,7 +110,16 @@ export function compositeGarment(person: RgbaImage, bodyMask: Mask, maskScale: S
  * Fold shading is the ratio of lightly to heavily blurred luminance inside the body; overall lighting is the
  * heavy blur against the body's mean. Blurs are weighted by the body mask so the backdrop does not bleed in.
  */
-function shadingMap(person: RgbaImage, mask: Mask, maskScale: Scale, x0: number, y0: number, x1: number, y1: number, figureHeight: number): ShadingMap {
+function shadingMap(
+  person: RgbaImage,
+  mask: Mask,
+  maskScale: Scale,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  figureHeight: number,
+): ShadingMap {
   const width = Math.max(1, Math.ceil((x1 - x0) / 2))
   const height = Math.max(1, Math.ceil((y1 - y0) / 2))
   const n = width * height
@@ -111,7 +127,8 @@ function shadingMap(person: RgbaImage, mask: Mask, maskScale: Scale, x0: number,
   const weight = new Float32Array(n)
   const d = person.data
   const maskColumn = new Int32Array(width)
-  for (let x = 0; x < width; x++) maskColumn[x] = Math.min(mask.width - 1, Math.floor((Math.min(person.width - 1, x0 + x * 2) + 1) / maskScale.x))
+  for (let x = 0; x < width; x++)
+    maskColumn[x] = Math.min(mask.width - 1, Math.floor((Math.min(person.width - 1, x0 + x * 2) + 1) / maskScale.x))
   for (let y = 0; y < height; y++) {
     const py = Math.min(person.height - 1, y0 + y * 2)
     const py1 = Math.min(person.height - 1, py + 1)
@@ -124,7 +141,10 @@ function shadingMap(person: RgbaImage, mask: Mask, maskScale: Scale, x0: number,
       const b = (py * person.width + px1) * 4
       const c = (py1 * person.width + px) * 4
       const e = (py1 * person.width + px1) * 4
-      const sum = 0.299 * (d[a] + d[b] + d[c] + d[e]) + 0.587 * (d[a + 1] + d[b + 1] + d[c + 1] + d[e + 1]) + 0.114 * (d[a + 2] + d[b + 2] + d[c + 2] + d[e + 2])
+      const sum =
+        0.299 * (d[a] + d[b] + d[c] + d[e]) +
+        0.587 * (d[a + 1] + d[b + 1] + d[c + 1] + d[e + 1]) +
+        0.114 * (d[a + 2] + d[b + 2] + d[c + 2] + d[e + 2])
       const inside = mask.data[maskRow + maskColumn[x]]
       const w = inside ? 1 : 0.02
       luma[y * width + x] = (sum / 4) * w
@@ -160,7 +180,9 @@ function shadingMap(person: RgbaImage, mask: Mask, maskScale: Scale, x0: number,
 
 /** x^0.8 on [0.8, 1.22], from a table: Math.pow per pixel is slow and the curve is smooth (error < 1e-7). */
 const FOLD_STEPS = 4096
-const FOLD_TABLE = Float64Array.from({ length: FOLD_STEPS + 2 }, (_, i) => Math.pow(0.8 + (0.42 * Math.min(i, FOLD_STEPS)) / FOLD_STEPS, 0.8))
+const FOLD_TABLE = Float64Array.from({ length: FOLD_STEPS + 2 }, (_, i) =>
+  Math.pow(0.8 + (0.42 * Math.min(i, FOLD_STEPS)) / FOLD_STEPS, 0.8),
+)
 
 function foldCurve(x: number): number {
   const t = ((x - 0.8) / 0.42) * FOLD_STEPS

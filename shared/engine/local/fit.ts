@@ -77,12 +77,19 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
 
   // Vertical: garment rows spread linearly, except a dress's waist seam is pinned to the body's waist.
   const waistOut = Y(body.waistY)
-  const pinWaist = category === 'dress' && garment.waistRow > 0.15 && garment.waistRow < 0.5 && garment.waistRow * garment.image.height < gh && waistOut > top && waistOut < bottom
+  const pinWaist =
+    category === 'dress' &&
+    garment.waistRow > 0.15 &&
+    garment.waistRow < 0.5 &&
+    garment.waistRow * garment.image.height < gh &&
+    waistOut > top &&
+    waistOut < bottom
   for (let i = 0; i < rows; i++) {
     const y = top + i + 0.5
     if (pinWaist) {
       const gWaist = garment.waistRow * garment.image.height
-      sourceRow[i] = y < waistOut ? ((y - top) / (waistOut - top)) * gWaist : gWaist + ((y - waistOut) / (bottom - waistOut)) * (gh - gWaist)
+      sourceRow[i] =
+        y < waistOut ? ((y - top) / (waistOut - top)) * gWaist : gWaist + ((y - waistOut) / (bottom - waistOut)) * (gh - gWaist)
     } else sourceRow[i] = ((y - top) / rows) * gh
   }
 
@@ -143,7 +150,8 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
 function bodiceCentre(garment: GarmentCutout): number {
   const height = garment.image.height
   const centres: number[] = []
-  for (let y = Math.floor(height * 0.05); y < Math.max(1, Math.floor(height * 0.3)); y++) centres.push((garment.torsoLeft[y] + garment.torsoRight[y]) / 2)
+  for (let y = Math.floor(height * 0.05); y < Math.max(1, Math.floor(height * 0.3)); y++)
+    centres.push((garment.torsoLeft[y] + garment.torsoRight[y]) / 2)
   centres.sort((a, b) => a - b)
   return centres.length ? centres[centres.length >> 1] : garment.image.width / 2
 }

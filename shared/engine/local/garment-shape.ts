@@ -172,7 +172,21 @@ export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undef
       }
     }
   }
-  return { top, bottom, waistRow, bodiceWidth, lengthOverBodice, skirtOverBodice, flareBeyondTrend, roundedEnd: bottomDrop, endRise, hemOverBodice, hemRow, floorLength, hasTrain }
+  return {
+    top,
+    bottom,
+    waistRow,
+    bodiceWidth,
+    lengthOverBodice,
+    skirtOverBodice,
+    flareBeyondTrend,
+    roundedEnd: bottomDrop,
+    endRise,
+    hemOverBodice,
+    hemRow,
+    floorLength,
+    hasTrain,
+  }
 }
 
 /**

@@ -72,7 +72,17 @@ function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCuto
     }
   }
   const torso = torsoEdges(cut, left, right)
-  const cutout: GarmentCutout = { image: cut, left, right, torsoLeft: torso.left, torsoRight: torso.right, topWidth: widthAt(0.03, 0.1), waistRow, hasLegs: hasTwoLegs(cut), separated }
+  const cutout: GarmentCutout = {
+    image: cut,
+    left,
+    right,
+    torsoLeft: torso.left,
+    torsoRight: torso.right,
+    topWidth: widthAt(0.03, 0.1),
+    waistRow,
+    hasLegs: hasTwoLegs(cut),
+    separated,
+  }
   cutout.shape = separated && !cutout.hasLegs ? measureGarmentShape(cutout) : undefined
   return cutout
 }
@@ -114,7 +124,8 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
       const i = y * width + x
       if (!data[i]) continue
       inside++
-      const d = Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
+      const d =
+        Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
       if (d <= 90) like++
     }
     return inside ? like / inside : 1
@@ -130,7 +141,8 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
     for (let x = Math.max(0, Math.floor(middle - reach)); x <= Math.min(width - 1, Math.ceil(middle + reach)); x++) {
       const i = y * width + x
       if (!out[i]) continue
-      const d = Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
+      const d =
+        Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
       if (d > 90) out[i] = 0
     }
   }
@@ -159,7 +171,16 @@ function boundingBox({ width, height, data }: Mask) {
 }
 
 /** Crops the image and gives it the mask, upsampled bilinearly and eased so edges are soft but free of backdrop fringe. */
-function cutOut(image: RgbaImage, mask: Mask, x0: number, y0: number, width: number, height: number, scaleX: number, scaleY: number): RgbaImage {
+function cutOut(
+  image: RgbaImage,
+  mask: Mask,
+  x0: number,
+  y0: number,
+  width: number,
+  height: number,
+  scaleX: number,
+  scaleY: number,
+): RgbaImage {
   const out = new Uint8Array(width * height * 4)
   const m = mask.data
   const mw = mask.width

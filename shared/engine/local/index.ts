@@ -63,7 +63,8 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
     // Not an engine failure a retry could fix: the same photo would fail again.
     return {
       kind: 'invalid_input',
-      reason: `The shopper photo (userPhoto) could not be used: it is ${width}×${height} pixels, too small to show a person; ` +
+      reason:
+        `The shopper photo (userPhoto) could not be used: it is ${width}×${height} pixels, too small to show a person; ` +
         `send a photo at least ${MIN_PERSON_SIDE} pixels on each side`,
     }
   }
@@ -113,7 +114,11 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
     const segmentation = segmentForeground(small, { backdrop: 'room' })
     return { small, segmentation, body: analyseBody(segmentation.mask, segmentation.coverage) }
   }
-  const photo: RgbaImage = { width: person.width, height: person.height - added, data: person.data.subarray(0, person.width * (person.height - added) * 4) }
+  const photo: RgbaImage = {
+    width: person.width,
+    height: person.height - added,
+    data: person.data.subarray(0, person.width * (person.height - added) * 4),
+  }
   const smallPhoto = downscaleToFit(photo, ANALYSIS_SIDE)
   const segmentation = segmentForeground(smallPhoto, { backdrop: 'room' })
   const body = analyseBody(segmentation.mask, segmentation.coverage)
@@ -134,7 +139,12 @@ export function shopperPixels(person: InputImage, maxOutputSide = DEFAULT_OUTPUT
   return downscaleToFit(decodeImage(person.bytes, person.format, { minLongSide: maxOutputSide, expected: person, budget }), maxOutputSide)
 }
 
-function decode(input: InputImage, field: 'userPhoto' | 'productImage', minLongSide: number, budget: DecodeBudget | undefined): Stage<RgbaImage> {
+function decode(
+  input: InputImage,
+  field: 'userPhoto' | 'productImage',
+  minLongSide: number,
+  budget: DecodeBudget | undefined,
+): Stage<RgbaImage> {
   try {
     // The decoder checks the size it allocates against the one intake checked, whatever later headers say.
     return { ok: true, value: decodeImage(input.bytes, input.format, { minLongSide, expected: input, budget }) }

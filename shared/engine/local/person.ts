@@ -89,12 +89,15 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     centralWidth[y] = run ? run[1] - run[0] + 1 : 0
   }
   const smooth = median3(centralWidth)
-  const shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
+  const shoulders = headless
+    ? headlessShoulders(smooth, top, bottom, feetVisible)
+    : findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
   if (!shoulders) return defaultLayout(width, height)
   const { shoulderStart, neckY, headWidth } = shoulders
   top = shoulders.headTop ?? top
   let shoulderWidth = 0
-  for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++) shoulderWidth = Math.max(shoulderWidth, smooth[y])
+  for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++)
+    shoulderWidth = Math.max(shoulderWidth, smooth[y])
   if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
 
   const fromShoulders = (shoulderStart - top) / SHOULDER
@@ -319,8 +322,22 @@ export function defaultLayout(width: number, height: number): BodyLayout {
     right: new Float32Array(height).fill(centreX + halfWidth),
   })
   return {
-    found: false, feetVisible: true, centreX, headTop, neckY: at(0.14), shoulderY: at(SHOULDER), shoulderWidth,
-    waistY: at(WAIST), hipY: at(HIP), crotchY: at(CROTCH), kneeY: at(0.72), ankleY: at(ANKLE), floorY: at(1),
-    figureHeight, torso: spans(0.72 * half), legs: spans(0.7 * half), outer: spans(1.2 * half),
+    found: false,
+    feetVisible: true,
+    centreX,
+    headTop,
+    neckY: at(0.14),
+    shoulderY: at(SHOULDER),
+    shoulderWidth,
+    waistY: at(WAIST),
+    hipY: at(HIP),
+    crotchY: at(CROTCH),
+    kneeY: at(0.72),
+    ankleY: at(ANKLE),
+    floorY: at(1),
+    figureHeight,
+    torso: spans(0.72 * half),
+    legs: spans(0.7 * half),
+    outer: spans(1.2 * half),
   }
 }

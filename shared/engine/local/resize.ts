@@ -69,7 +69,16 @@ export function resizeAreaRows(source: RowSource, width: number, height: number,
  * with the reciprocal, as division is slow; the nudge keeps exact halves rounding up).
  */
 function packedRows(
-  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, sums: Int32Array,
+  pixels: Int32Array,
+  first: number,
+  sw: number,
+  columnStart: Int32Array,
+  rowStart: Int32Array,
+  out: Int32Array,
+  width: number,
+  y0: number,
+  y1: number,
+  sums: Int32Array,
 ): void {
   const evenSums = sums.subarray(0, sw)
   const oddSums = sums.subarray(sw)
@@ -99,13 +108,26 @@ function packedRows(
       const area = rows * (columnStart[x + 1] - columnStart[x])
       const k = 1 / area
       const half = area / 2 + 1e-7 * area
-      out[o] = (((even & 0xffff) + half) * k) | ((((odd & 0xffff) + half) * k) << 8) | ((((even >>> 16) + half) * k) << 16) | ((((odd >>> 16) + half) * k) << 24)
+      out[o] =
+        (((even & 0xffff) + half) * k) |
+        ((((odd & 0xffff) + half) * k) << 8) |
+        ((((even >>> 16) + half) * k) << 16) |
+        ((((odd >>> 16) + half) * k) << 24)
     }
   }
 }
 
 function laneRows(
-  pixels: Int32Array, first: number, sw: number, columnStart: Int32Array, rowStart: Int32Array, out: Int32Array, width: number, y0: number, y1: number, columnSums: Float64Array,
+  pixels: Int32Array,
+  first: number,
+  sw: number,
+  columnStart: Int32Array,
+  rowStart: Int32Array,
+  out: Int32Array,
+  width: number,
+  y0: number,
+  y1: number,
+  columnSums: Float64Array,
 ): void {
   for (let y = y0, o = 0; y < y1; y++) {
     const from = rowStart[y]
@@ -122,7 +144,10 @@ function laneRows(
     }
     const rows = to - from
     for (let x = 0; x < width; x++, o++) {
-      let a = 0, b = 0, c = 0, d = 0
+      let a = 0,
+        b = 0,
+        c = 0,
+        d = 0
       for (let s = columnStart[x] * 4, end = columnStart[x + 1] * 4; s < end; s += 4) {
         a += columnSums[s]
         b += columnSums[s + 1]

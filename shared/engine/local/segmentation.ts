@@ -225,7 +225,12 @@ function dot(a: number[], b: number[]): number {
   return s
 }
 
-function solveWeighted(samples: number[], weights: Float64Array, features: (x: number, y: number) => number[], value: (i: number) => number): number[] {
+function solveWeighted(
+  samples: number[],
+  weights: Float64Array,
+  features: (x: number, y: number) => number[],
+  value: (i: number) => number,
+): number[] {
   const size = 6
   const a = Array.from({ length: size }, () => new Float64Array(size + 1))
   for (let s = 0; s < weights.length; s++) {
@@ -377,7 +382,8 @@ function erode(mask: Uint8Array, width: number, height: number, r: number): void
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       let ok = across[y * width + x] > r
-      for (let k = 1; ok && k <= r; k++) ok = y - k >= 0 && y + k < height && across[(y - k) * width + x] > r && across[(y + k) * width + x] > r
+      for (let k = 1; ok && k <= r; k++)
+        ok = y - k >= 0 && y + k < height && across[(y - k) * width + x] > r && across[(y + k) * width + x] > r
       keep[y * width + x] = ok ? 1 : 0
     }
   }
@@ -398,7 +404,9 @@ function open(mask: Uint8Array, width: number, height: number): void {
       const i = y * width + x
       // Keep subject pixels on the frame edge: a body cut by the bottom edge must stay attached to it.
       const onEdge = x === 0 || y === 0 || x === width - 1 || y === height - 1
-      mask[i] = onEdge ? mask[i] : eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (x < width - 1 ? eroded[i + 1] : 0) | eroded[i - width] | eroded[i + width]
+      mask[i] = onEdge
+        ? mask[i]
+        : eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (x < width - 1 ? eroded[i + 1] : 0) | eroded[i - width] | eroded[i + width]
     }
   }
 }
@@ -448,7 +456,20 @@ function components(mask: Uint8Array, width: number, height: number): { labels: 
       if (y < part.y0) part.y0 = y
       if (y >= part.y1) part.y1 = y + 1
       for (let k = 0; k < 4; k++) {
-        const j = k === 0 ? (x > 0 ? i - 1 : -1) : k === 1 ? (x < width - 1 ? i + 1 : -1) : k === 2 ? i - width : i < width * (height - 1) ? i + width : -1
+        const j =
+          k === 0
+            ? x > 0
+              ? i - 1
+              : -1
+            : k === 1
+              ? x < width - 1
+                ? i + 1
+                : -1
+              : k === 2
+                ? i - width
+                : i < width * (height - 1)
+                  ? i + width
+                  : -1
         if (j >= 0 && mask[j] && !labels[j]) {
           labels[j] = next
           stack[top++] = j

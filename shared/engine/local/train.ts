@@ -91,7 +91,10 @@ function hemBand(garment: GarmentCutout): { at(u: number, t: number): [number, n
   for (let r = 0; r < bandRows; r++) {
     const y = Math.max(0, height - 1 - Math.round(height * 0.02) - r)
     for (let s = 0; s < samples; s++) {
-      const gx = Math.min(width - 1, Math.max(0, Math.round(garment.left[y] + ((s + 0.5) / samples) * (garment.right[y] - garment.left[y]))))
+      const gx = Math.min(
+        width - 1,
+        Math.max(0, Math.round(garment.left[y] + ((s + 0.5) / samples) * (garment.right[y] - garment.left[y]))),
+      )
       const p = (y * width + gx) * 4
       const i = r * samples + s
       band.set([data[p], data[p + 1], data[p + 2]], i * 3)

@@ -5,7 +5,16 @@ import { ImageDecodeError, rgbaRows, type AllocationLimits, type RgbaImage, type
 import { decodeWebp } from './webp-decoder.ts'
 
 export { encodeJpeg, encodeJpegRows } from './jpeg-encoder.ts'
-export { createDecodeBudget, ImageDecodeError, ImageTooLargeError, createRgba, MAX_IMAGE_PIXELS, type DecodeBudget, type RgbaImage, type RowSource } from './raster.ts'
+export {
+  createDecodeBudget,
+  ImageDecodeError,
+  ImageTooLargeError,
+  createRgba,
+  MAX_IMAGE_PIXELS,
+  type DecodeBudget,
+  type RgbaImage,
+  type RowSource,
+} from './raster.ts'
 
 export interface DecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs; JPEG uses it to decode at a reduced scale. */

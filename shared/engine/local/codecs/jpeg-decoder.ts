@@ -26,9 +26,16 @@ interface Frame {
 }
 
 const UNSUPPORTED_SOF: Record<number, string> = {
-  0xc3: 'lossless JPEG', 0xc5: 'hierarchical JPEG', 0xc6: 'hierarchical JPEG', 0xc7: 'hierarchical JPEG',
-  0xc9: 'arithmetic-coded JPEG', 0xca: 'arithmetic-coded JPEG', 0xcb: 'arithmetic-coded JPEG',
-  0xcd: 'arithmetic-coded JPEG', 0xce: 'arithmetic-coded JPEG', 0xcf: 'arithmetic-coded JPEG',
+  0xc3: 'lossless JPEG',
+  0xc5: 'hierarchical JPEG',
+  0xc6: 'hierarchical JPEG',
+  0xc7: 'hierarchical JPEG',
+  0xc9: 'arithmetic-coded JPEG',
+  0xca: 'arithmetic-coded JPEG',
+  0xcb: 'arithmetic-coded JPEG',
+  0xcd: 'arithmetic-coded JPEG',
+  0xce: 'arithmetic-coded JPEG',
+  0xcf: 'arithmetic-coded JPEG',
 }
 
 /** Baseline and progressive Huffman JPEG, 8-bit, any subsampling; grayscale, YCbCr, RGB, CMYK/YCCK. */
@@ -233,8 +240,14 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
 }
 
 function readScan(
-  bytes: Uint8Array, p: number, end: number, frame: Frame, quantTables: (Uint16Array | null)[],
-  dcTables: (HuffmanTable | null)[], acTables: (HuffmanTable | null)[], restartInterval: number,
+  bytes: Uint8Array,
+  p: number,
+  end: number,
+  frame: Frame,
+  quantTables: (Uint16Array | null)[],
+  dcTables: (HuffmanTable | null)[],
+  acTables: (HuffmanTable | null)[],
+  restartInterval: number,
 ): number {
   const count = bytes[p++]
   const components: FrameComponent[] = []
@@ -259,7 +272,16 @@ function readScan(
   }
   // At 1/8 a block is its DC term alone: a progressive image's AC scans need not even be decoded.
   if (frame.progressive && frame.scale === 8 && spectralStart > 0) return skipEntropyData(bytes, end)
-  const scan = { components, mcusPerLine: frame.mcusPerLine, mcusPerColumn: frame.mcusPerColumn, restartInterval, spectralStart, spectralEnd, approxHigh, approxLow }
+  const scan = {
+    components,
+    mcusPerLine: frame.mcusPerLine,
+    mcusPerColumn: frame.mcusPerColumn,
+    restartInterval,
+    spectralStart,
+    spectralEnd,
+    approxHigh,
+    approxLow,
+  }
   if (frame.progressive && spectralStart > 0) return decodeProgressiveAcScan(bytes, end, scan)
   if (frame.progressive) return decodeProgressiveDcScan(bytes, end, scan, frame.scale)
   for (const c of components) c.quant = requireQuant(quantTables, c.quantIndex)
@@ -432,10 +454,12 @@ function ycbcr420Rows(samplers: Sampler[], out: Uint8ClampedArray, rows: Rows): 
     const cb = bp[rc + (even >> 1)]
     const cr = rp[rc + (even >> 1)]
     let l = yp[ry + even]
-    words[o] = CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
+    words[o] =
+      CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
     if (!second) continue
     l = yp[ry1 + even]
-    words[o1] = CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
+    words[o1] =
+      CLAMP[l + CR_R[cr] + 384] | (CLAMP[l + ((CB_G[cb] + CR_G[cr]) >> 16) + 384] << 8) | (CLAMP[l + CB_B[cb] + 384] << 16) | 0xff000000
   }
 }
 

@@ -19,14 +19,28 @@ function clamp(v: number): number {
 }
 
 /** Dequantizes and inverse-transforms one block (natural order) into 8×8 samples; the clamped array clamps them. */
-export function idctBlock(coefs: Int16Array, off: number, quant: Uint16Array, out: Uint8ClampedArray, outOff: number, stride: number): void {
+export function idctBlock(
+  coefs: Int16Array,
+  off: number,
+  quant: Uint16Array,
+  out: Uint8ClampedArray,
+  outOff: number,
+  stride: number,
+): void {
   const ws = workspace
   // Columns: a column with no AC term is flat.
   for (let i = 0; i < 8; i++) {
     const c = off + i
     const s0 = coefs[c] * quant[i]
-    if (coefs[c + 8] === 0 && coefs[c + 16] === 0 && coefs[c + 24] === 0 && coefs[c + 32] === 0 &&
-      coefs[c + 40] === 0 && coefs[c + 48] === 0 && coefs[c + 56] === 0) {
+    if (
+      coefs[c + 8] === 0 &&
+      coefs[c + 16] === 0 &&
+      coefs[c + 24] === 0 &&
+      coefs[c + 32] === 0 &&
+      coefs[c + 40] === 0 &&
+      coefs[c + 48] === 0 &&
+      coefs[c + 56] === 0
+    ) {
       const dc = s0 * 4
       ws[i] = ws[i + 8] = ws[i + 16] = ws[i + 24] = ws[i + 32] = ws[i + 40] = ws[i + 48] = ws[i + 56] = dc
       continue
@@ -84,7 +98,7 @@ export function idctBlock(coefs: Int16Array, off: number, quant: Uint16Array, ou
     const s6 = ws[w + 6]
     const s7 = ws[w + 7]
     if ((s1 | s2 | s3 | s4 | s5 | s6 | s7) === 0) {
-      const v = ((s0 * 4096 + 65536 + (128 << 17)) >> 17)
+      const v = (s0 * 4096 + 65536 + (128 << 17)) >> 17
       out[o] = out[o + 1] = out[o + 2] = out[o + 3] = out[o + 4] = out[o + 5] = out[o + 6] = out[o + 7] = v
       continue
     }
@@ -115,14 +129,14 @@ export function idctBlock(coefs: Int16Array, off: number, quant: Uint16Array, ou
     t2 += p2 + p3
     t1 += p2 + p4
     t0 += p1 + p3
-    out[o] = ((x0 + t3) >> 17)
-    out[o + 7] = ((x0 - t3) >> 17)
-    out[o + 1] = ((x1 + t2) >> 17)
-    out[o + 6] = ((x1 - t2) >> 17)
-    out[o + 2] = ((x2 + t1) >> 17)
-    out[o + 5] = ((x2 - t1) >> 17)
-    out[o + 3] = ((x3 + t0) >> 17)
-    out[o + 4] = ((x3 - t0) >> 17)
+    out[o] = (x0 + t3) >> 17
+    out[o + 7] = (x0 - t3) >> 17
+    out[o + 1] = (x1 + t2) >> 17
+    out[o + 6] = (x1 - t2) >> 17
+    out[o + 2] = (x2 + t1) >> 17
+    out[o + 5] = (x2 - t1) >> 17
+    out[o + 3] = (x3 + t0) >> 17
+    out[o + 4] = (x3 - t0) >> 17
   }
 }
 
@@ -231,8 +245,15 @@ function idctQuarter(coefs: Int16Array, off: number, quant: Uint16Array, out: Ui
  * scale 8 needs only the DC term, 2 folds the transform to 4×4 and 4 to 2×2.
  */
 export function outputBlock(
-  coefs: Int16Array, off: number, quant: Uint16Array, scale: number,
-  plane: Uint8ClampedArray, planeWidth: number, blockRow: number, blockCol: number, hasAc = true,
+  coefs: Int16Array,
+  off: number,
+  quant: Uint16Array,
+  scale: number,
+  plane: Uint8ClampedArray,
+  planeWidth: number,
+  blockRow: number,
+  blockCol: number,
+  hasAc = true,
 ): void {
   const size = 8 / scale
   const base = blockRow * size * planeWidth + blockCol * size

@@ -1,4 +1,15 @@
-import { acSkipTable, BitReader, FAST_AC_BITS, LOOKUP_BITS, scanGeometry, SKIP_BITS, SKIP_END_OF_BLOCK, ZIGZAG, type HuffmanTable, type ScanParams } from './jpeg-entropy.ts'
+import {
+  acSkipTable,
+  BitReader,
+  FAST_AC_BITS,
+  LOOKUP_BITS,
+  scanGeometry,
+  SKIP_BITS,
+  SKIP_END_OF_BLOCK,
+  ZIGZAG,
+  type HuffmanTable,
+  type ScanParams,
+} from './jpeg-entropy.ts'
 import { outputBlock } from './jpeg-idct.ts'
 import { ImageDecodeError } from './raster.ts'
 
@@ -133,7 +144,8 @@ export function decodeBaselineScanAtEighth(data: Uint8Array, start: number, scan
           const row = mcuRow * slots.rowStep[slot] + slots.rowOffset[slot]
           const col = mcuCol * slots.colStep[slot] + slots.colOffset[slot]
           // The DC term as a block's Int16 coefficient holds it, dequantized and level-shifted; the plane clamps.
-          planes[component][row * planeWidths[component] + col] = ((((predictions[component] << 16) >> 16) * dcQuant[component] + 4) >> 3) + 128
+          planes[component][row * planeWidths[component] + col] =
+            ((((predictions[component] << 16) >> 16) * dcQuant[component] + 4) >> 3) + 128
           k = 1
           continue
         }

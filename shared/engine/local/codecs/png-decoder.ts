@@ -7,9 +7,14 @@ const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }
 const ALLOWED_DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] }
 // Adam7 passes: x start, y start, x step, y step.
 const ADAM7 = [
-  [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
 ]
-
 
 interface Header {
   width: number
@@ -34,10 +39,12 @@ export function decodePng(bytes: Uint8Array, limits: AllocationLimits = {}): Rgb
     const start = pos + 8
     const end = start + length
     if (end + 4 > bytes.length) throw new ImageDecodeError(`the PNG is truncated (in its ${type} chunk)`)
-    if (crc32(bytes, pos + 4, end) !== view.getUint32(end)) throw new ImageDecodeError(`the PNG is corrupt (bad checksum on its ${type} chunk)`)
+    if (crc32(bytes, pos + 4, end) !== view.getUint32(end))
+      throw new ImageDecodeError(`the PNG is corrupt (bad checksum on its ${type} chunk)`)
     const body = bytes.subarray(start, end)
     // IHDR must come first and only once: a second one would size the buffers after the first was checked.
-    if ((type === 'IHDR') !== (pos === 8)) throw new ImageDecodeError(type === 'IHDR' ? 'the PNG has more than one IHDR header' : 'the PNG does not start with its IHDR header')
+    if ((type === 'IHDR') !== (pos === 8))
+      throw new ImageDecodeError(type === 'IHDR' ? 'the PNG has more than one IHDR header' : 'the PNG does not start with its IHDR header')
     if (type === 'IHDR') header = readHeader(body)
     else if (type === 'PLTE') palette = body
     else if (type === 'tRNS') transparency = body
@@ -135,7 +142,8 @@ function readHeader(body: Uint8Array): Header {
   if (!ALLOWED_DEPTHS[header.colorType]?.includes(header.depth)) {
     throw new ImageDecodeError(`the PNG has an invalid colour type ${header.colorType} with bit depth ${header.depth}`)
   }
-  if (body[10] !== 0 || body[11] !== 0 || body[12] > 1) throw new ImageDecodeError('the PNG uses an unknown compression, filter or interlace method')
+  if (body[10] !== 0 || body[11] !== 0 || body[12] > 1)
+    throw new ImageDecodeError('the PNG uses an unknown compression, filter or interlace method')
   return header
 }
 
@@ -186,16 +194,18 @@ type PixelReader = (raw: Uint8Array, row: number, x: number, out: Uint8Array, o:
 
 function pixelReader(header: Header, palette: Uint8Array | null, trns: Uint8Array | null): PixelReader {
   const { depth, colorType } = header
-  const sample = depth === 16
-    ? (raw: Uint8Array, row: number, index: number) => raw[row + index * 2]
-    : depth === 8
-      ? (raw: Uint8Array, row: number, index: number) => raw[row + index]
-      : (raw: Uint8Array, row: number, index: number) => {
-          const bit = index * depth
-          return (raw[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & ((1 << depth) - 1)
-        }
+  const sample =
+    depth === 16
+      ? (raw: Uint8Array, row: number, index: number) => raw[row + index * 2]
+      : depth === 8
+        ? (raw: Uint8Array, row: number, index: number) => raw[row + index]
+        : (raw: Uint8Array, row: number, index: number) => {
+            const bit = index * depth
+            return (raw[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & ((1 << depth) - 1)
+          }
   // A tRNS colour key is compared at full precision, before 16-bit samples lose their low byte.
-  const fullSample = depth === 16 ? (raw: Uint8Array, row: number, index: number) => (raw[row + index * 2] << 8) | raw[row + index * 2 + 1] : sample
+  const fullSample =
+    depth === 16 ? (raw: Uint8Array, row: number, index: number) => (raw[row + index * 2] << 8) | raw[row + index * 2 + 1] : sample
   const key = (i: number) => (trns ? (trns[i * 2] << 8) | trns[i * 2 + 1] : -1)
   if (colorType === 3) {
     const entries = palette!.length / 3
@@ -223,7 +233,11 @@ function pixelReader(header: Header, palette: Uint8Array | null, trns: Uint8Arra
       out[o] = sample(raw, row, x * 3)
       out[o + 1] = sample(raw, row, x * 3 + 1)
       out[o + 2] = sample(raw, row, x * 3 + 2)
-      const keyed = trns !== null && fullSample(raw, row, x * 3) === kr && fullSample(raw, row, x * 3 + 1) === kg && fullSample(raw, row, x * 3 + 2) === kb
+      const keyed =
+        trns !== null &&
+        fullSample(raw, row, x * 3) === kr &&
+        fullSample(raw, row, x * 3 + 1) === kg &&
+        fullSample(raw, row, x * 3 + 2) === kb
       out[o + 3] = keyed ? 0 : 255
     }
   }

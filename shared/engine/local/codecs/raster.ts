@@ -37,7 +37,9 @@ export function createDecodeBudget(pixels: number): DecodeBudget {
   return {
     spend(amount) {
       if (amount > remaining) {
-        throw new ImageTooLargeError(`decoding it would take this request past its budget of ${Math.round(pixels / 1e6)} megapixels of decoded images`)
+        throw new ImageTooLargeError(
+          `decoding it would take this request past its budget of ${Math.round(pixels / 1e6)} megapixels of decoded images`,
+        )
       }
       remaining -= amount
     },
@@ -59,14 +61,24 @@ export interface AllocationLimits {
  * Every decoder calls this with the size it is about to allocate for, read from the header it will actually decode,
  * before allocating: the limit holds whatever an earlier header said.
  */
-export function checkAllocation(format: string, width: number, height: number, limits: AllocationLimits, allocatedPixels = width * height): void {
+export function checkAllocation(
+  format: string,
+  width: number,
+  height: number,
+  limits: AllocationLimits,
+  allocatedPixels = width * height,
+): void {
   const { expected } = limits
   if (expected && (expected.width !== width || expected.height !== height)) {
-    throw new ImageDecodeError(`the ${format} headers disagree about its size (${expected.width}×${expected.height}, then ${width}×${height})`)
+    throw new ImageDecodeError(
+      `the ${format} headers disagree about its size (${expected.width}×${expected.height}, then ${width}×${height})`,
+    )
   }
   const maxPixels = limits.maxPixels ?? MAX_IMAGE_PIXELS
   if (width * height > maxPixels) {
-    throw new ImageTooLargeError(`the ${format} is ${width}×${height} (${(width * height / 1e6).toFixed(1)} megapixels), more than the ${maxPixels / 1e6} allowed`)
+    throw new ImageTooLargeError(
+      `the ${format} is ${width}×${height} (${((width * height) / 1e6).toFixed(1)} megapixels), more than the ${maxPixels / 1e6} allowed`,
+    )
   }
   limits.budget?.spend(allocatedPixels)
 }

@@ -18,9 +18,10 @@ export function decodeWebp(bytes: Uint8Array, limits: AllocationLimits = {}): Rg
     throw new ImageDecodeError(`the WebP data is corrupt (${error instanceof Error ? error.message : 'decoder failure'})`)
   }
   if (!decoded) throw new ImageDecodeError('the WebP data is corrupt or uses an unsupported feature')
-  const image = decoded.numChannels === 4 && decoded.format === Format.uint8
-    ? decoded
-    : decoded.convert({ numChannels: 4, format: Format.uint8, alpha: 255 })
+  const image =
+    decoded.numChannels === 4 && decoded.format === Format.uint8
+      ? decoded
+      : decoded.convert({ numChannels: 4, format: Format.uint8, alpha: 255 })
   const data = image.toUint8Array()
   if (data.length !== image.width * image.height * 4 || image.width > size.width || image.height > size.height) {
     throw new ImageDecodeError('the WebP decoded to an unexpected pixel layout')
@@ -81,7 +82,8 @@ function frameSize(bytes: Uint8Array): { width: number; height: number } {
         walk(at + 16, at + size, true)
       } else if (type === 'VP8 ' || type === 'VP8L') {
         const frame = bitstreamSize(bytes, type, at, size)
-        if (!frame || frame.width === 0 || frame.height === 0) throw new ImageDecodeError('the WebP bitstream has no valid size in its header')
+        if (!frame || frame.width === 0 || frame.height === 0)
+          throw new ImageDecodeError('the WebP bitstream has no valid size in its header')
         frames.push(frame)
       }
       pos = at + size + (size & 1)
@@ -97,7 +99,10 @@ function frameSize(bytes: Uint8Array): { width: number; height: number } {
   const { width, height, animated } = canvas as { width: number; height: number; animated: boolean }
   for (const frame of frames) {
     const fits = animated ? frame.width <= width && frame.height <= height : frame.width === width && frame.height === height
-    if (!fits) throw new ImageDecodeError(`the WebP headers disagree about its size (canvas ${width}×${height}, bitstream ${frame.width}×${frame.height})`)
+    if (!fits)
+      throw new ImageDecodeError(
+        `the WebP headers disagree about its size (canvas ${width}×${height}, bitstream ${frame.width}×${frame.height})`,
+      )
   }
   if (!animated && frames.length > 1) throw new ImageDecodeError('the WebP holds more than one image bitstream')
   return { width, height }
