@@ -5,17 +5,23 @@ export const PUBLIC_PATH = '/functions/v1/tryon-api'
 
 const SUMMARY = 'Virtual try-on: a shopper photo and a product image in, a permanent image URL out.'
 
-const description = `Generates a virtual try-on image from a shopper photo and a product image, billed in prepaid credits.
-
-**Credits.** A standard try-on costs 1 credit; \`productType: "wedding-dress"\` reserves 2 and settles by the \`bridal\` verdict: 2 when the train is rendered, 0 when it scores low (the result is still delivered, \`shortId\` is null), 2 when the score is unavailable, 1 when only the train pre-treatment cannot run. An error never costs a credit.
-
-**Order of checks.** A key that cannot be used gets its 401/403 before anything about the body is said; a usable key with a bad body gets 400 and pays nothing; then the key's abuse limits (429, decided in the same database call that reserves the credits); 402 answers a well-formed request within the limits only.
-
-**Abuse limits.** Per key: try-ons per minute, try-ons per minute per client address, credits per day, and refunded wedding-dress results per day, in total and per client address. Keys restricted to origins (browser keys) start with 10 try-ons a minute per address, 20 refunded results a day and 5 per address; other keys with none. A 429 (\`rate_limited\`, \`daily_cap_reached\`, \`free_deliveries_exhausted\`) carries \`Retry-After\` in seconds and charges nothing.
-
-**Browsers.** Preflights are answered for any origin; a key restricted to origins requires a matching \`Origin\` on the real request (a soft control: servers can send any \`Origin\`).
-
-**Wrong path.** The edge proxy in front of the function answers \`404 {"error":"requested path is invalid"}\` (schema \`GatewayNotFound\`) with an \`sb-request-id\` header; that is not an error of the service.`
+const description = [
+  'Generates a virtual try-on image from a shopper photo and a product image, billed in prepaid credits.',
+  '**Credits.** A standard try-on costs 1 credit; `productType: "wedding-dress"` reserves 2 and settles by the `bridal` verdict: ' +
+    '2 when the train is rendered, 0 when it scores low (the result is still delivered, `shortId` is null), 2 when the score is ' +
+    'unavailable, 1 when only the train pre-treatment cannot run. An error never costs a credit.',
+  '**Order of checks.** A key that cannot be used gets its 401/403 before anything about the body is said; a usable key with a bad ' +
+    "body gets 400 and pays nothing; then the key's abuse limits (429, decided in the same database call that reserves the credits); " +
+    '402 answers a well-formed request within the limits only.',
+  '**Abuse limits.** Per key: try-ons per minute, try-ons per minute per client address, credits per day, and refunded ' +
+    'wedding-dress results per day, in total and per client address. Keys restricted to origins (browser keys) start with 10 ' +
+    'try-ons a minute per address, 20 refunded results a day and 5 per address; other keys with none. A 429 (`rate_limited`, ' +
+    '`daily_cap_reached`, `free_deliveries_exhausted`) carries `Retry-After` in seconds and charges nothing.',
+  '**Browsers.** Preflights are answered for any origin; a key restricted to origins requires a matching `Origin` on the real ' +
+    'request (a soft control: servers can send any `Origin`).',
+  '**Wrong path.** The edge proxy in front of the function answers `404 {"error":"requested path is invalid"}` (schema ' +
+    '`GatewayNotFound`) with an `sb-request-id` header; that is not an error of the service.',
+].join('\n\n')
 
 /** The OpenAPI 3.1 document of the service, generated from its routes (`npm run openapi` writes it to openapi.json). */
 export function openApiDocument(app: OpenAPIHono<any>) {

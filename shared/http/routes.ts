@@ -75,7 +75,8 @@ export const tryOnRoute = createRoute({
   operationId: 'createTryOn',
   summary: 'Generate a try-on image',
   description:
-    'Synchronous: the call returns when the image is stored. Test keys (`vto_test_…`) always use the offline engine and are billed by the same rules.',
+    'Synchronous: the call returns when the image is stored. Test keys (`vto_test_…`) always use the offline engine and are billed ' +
+    'by the same rules.',
   request: {
     headers: tryOnHeadersSchema,
     body: {
@@ -103,7 +104,8 @@ export const tryOnRoute = createRoute({
   responses: {
     200: {
       description:
-        'The image is stored at `resultUrl`. Also the answer to a wedding-dress call whose train did not come out (`bridal.applied` false, refunded).',
+        'The image is stored at `resultUrl`. Also the answer to a wedding-dress call whose train did not come out ' +
+        '(`bridal.applied` false, refunded).',
       headers: {
         'Idempotent-Replayed': {
           description: '`true` when this is the stored response of an earlier call with the same `Idempotency-Key`.',

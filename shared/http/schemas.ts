@@ -29,7 +29,8 @@ export const tryOnRequestSchema = z
     }),
     productType: optionalText(100).meta({
       description:
-        "`wedding-dress` renders the gown's train and costs 2 credits (refund rules in the description); any other value is a standard try-on.",
+        "`wedding-dress` renders the gown's train and costs 2 credits (refund rules in the description); " +
+        'any other value is a standard try-on.',
     }),
     parentUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })

@@ -23,7 +23,13 @@ export function shareHandler(deps: Deps) {
     if (!deps.config.sharePages) return c.body(null, 302, { ...headers, Location: imageUrl })
     return c.html(sharePage(imageUrl), 200, {
       ...headers,
-      'Content-Security-Policy': `default-src 'none'; img-src ${new URL(imageUrl).origin}; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'`,
+      'Content-Security-Policy': [
+        "default-src 'none'",
+        `img-src ${new URL(imageUrl).origin}`,
+        "style-src 'unsafe-inline'",
+        "base-uri 'none'",
+        "form-action 'none'",
+      ].join('; '),
       'X-Content-Type-Options': 'nosniff',
     })
   }

@@ -1,4 +1,5 @@
-// biome-ignore lint/correctness/noNodejsModules: Node 20 lacks Uint8Array.fromBase64; node:buffer is there on Node, Deno and workerd (nodejs_compat), and Deno takes the native path.
+// Node 20 lacks Uint8Array.fromBase64; node:buffer is on Node, Deno and workerd (nodejs_compat), and Deno takes the native path.
+// biome-ignore lint/correctness/noNodejsModules: the one Node module in shared/, for the reason above.
 import { Buffer } from 'node:buffer'
 
 type Alphabet = 'base64' | 'base64url'

@@ -76,7 +76,9 @@ export function createClientIdentity(options: {
         warned = true
         options.log?.({
           level: 'warn',
-          msg: `a request came without a usable client address (${options.describeSource ?? 'source'}); per-client limits count all such requests as one client`,
+          msg:
+            `a request came without a usable client address (${options.describeSource ?? 'source'}); ` +
+            'per-client limits count all such requests as one client',
         })
       }
       return address

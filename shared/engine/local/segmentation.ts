@@ -16,7 +16,10 @@ export interface Segmentation {
   backgroundNoise: number
 }
 
-/** A studio backdrop's smallest threshold: lower finds more of a white gown on a white sweep, but takes in the soft halo around a garment too. */
+/**
+ * A studio backdrop's smallest threshold: lower finds more of a white gown on a white sweep, but takes in the soft halo
+ * around a garment too.
+ */
 const STUDIO_MIN_THRESHOLD = 22
 /** The smallest threshold on the averaged distance (smoothRadius): a few levels, well above averaged sensor noise. */
 const SMOOTH_MIN_THRESHOLD = 3
@@ -258,7 +261,10 @@ function solveWeighted(
   return a.map((row, r) => row[size] / (row[r] || 1e-12))
 }
 
-/** Marks as background every pixel below the threshold (one for all, or one per row) that is connected to a below-threshold border pixel. */
+/**
+ * Marks as background every pixel below the threshold (one for all, or one per row) that is connected to a below-threshold
+ * border pixel.
+ */
 function floodFromBorder(distance: Float32Array, width: number, height: number, limit: number | Float32Array): Uint8Array {
   const rowLimit = typeof limit === 'number' ? new Float32Array(height).fill(limit) : limit
   // Scaled per pixel once, so the fill below compares against one array.
