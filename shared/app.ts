@@ -117,7 +117,9 @@ function readBody(deps: Deps): MiddlewareHandler<Env> {
   return async (c, next) => {
     const read = await readTryOnBody(c.req.raw, deps.config.maxBodyBytes)
     c.set('body', read)
-    c.req.bodyCache.json = Promise.resolve(read.forSchema)
+    // The route's json validator asks c.req.json(), which would re-serialise and parse a cached body: answer it directly.
+    const parsed = Promise.resolve(read.forSchema)
+    c.req.json = <T>() => parsed as Promise<T>
     await next()
   }
 }
