@@ -618,7 +618,7 @@ function drawDress(rnd: Random, kind: ProductKind, width: number, height: number
     function fan(y: number): number {
       const start = Y(0.74)
       const t = Math.min(1, Math.max(0, (y - start) / (hemY + depth - start)))
-      const grow = lerp(X(skirtHalf(0.74)), spreadHalf, Math.pow(Math.min(1, t / 0.7), 1.4))
+      const grow = lerp(X(skirtHalf(0.74)), spreadHalf, Math.min(1, t / 0.7) ** 1.4)
       const end = t > 0.7 ? Math.sqrt(Math.max(0, 1 - ((t - 0.7) / 0.3) ** 2)) : 1
       return grow * end
     }

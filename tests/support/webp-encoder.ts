@@ -29,7 +29,7 @@ function codeLengths(counts: number[], maxLength: number): number[] {
   let weights = counts.slice()
   for (;;) {
     const lengths = new Array<number>(counts.length).fill(0)
-    let nodes = weights.flatMap((w, symbol) => (w > 0 ? [{ w, symbols: [symbol] }] : []))
+    const nodes = weights.flatMap((w, symbol) => (w > 0 ? [{ w, symbols: [symbol] }] : []))
     if (nodes.length === 1) lengths[nodes[0].symbols[0]] = 1
     while (nodes.length > 1) {
       nodes.sort((a, b) => a.w - b.w || a.symbols[0] - b.symbols[0])
