@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Env } from 'hono'
 
 /** The public path of the function on Supabase; the document names its routes under it. */
 export const PUBLIC_PATH = '/functions/v1/tryon-api'
@@ -24,7 +25,7 @@ const description = [
 ].join('\n\n')
 
 /** The OpenAPI 3.1 document of the service, generated from its routes (`npm run openapi` writes it to openapi.json). */
-export function openApiDocument(app: OpenAPIHono<any>) {
+export function openApiDocument<E extends Env>(app: OpenAPIHono<E>) {
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
     type: 'apiKey',
     in: 'header',
@@ -48,4 +49,4 @@ export function openApiDocument(app: OpenAPIHono<any>) {
   return { ...document, info: { title: 'Try-on API', version: '1', summary: SUMMARY, description } }
 }
 
-export const openApiText = (app: OpenAPIHono<any>) => `${JSON.stringify(openApiDocument(app), null, 2)}\n`
+export const openApiText = <E extends Env>(app: OpenAPIHono<E>) => `${JSON.stringify(openApiDocument(app), null, 2)}\n`

@@ -129,7 +129,7 @@ describe('hostile input', () => {
     await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
     await postTryOn(`${t.stack.functionUrl}?apiKey=${key.apiKey}`, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
     await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person.slice(0, 900), productImage: garment } })
-    await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey.slice(0, -1) + 'x', body: { userPhoto: person, productImage: garment } })
+    await postTryOn(t.stack.functionUrl, { apiKey: `${key.apiKey.slice(0, -1)}x`, body: { userPhoto: person, productImage: garment } })
     const text = JSON.stringify(t.logs)
     expect(t.logs.length).toBeGreaterThanOrEqual(4)
     expect(text).not.toContain(secretPart)

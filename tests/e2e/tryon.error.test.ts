@@ -63,8 +63,8 @@ describe('errors of the try-on endpoint', () => {
 
     it.each([
       ['an empty key', ''],
-      ['a key of another service', 'sk_live_' + 'a'.repeat(40)],
-      ['a key with a wrong checksum', wellFormedUnknownKey().slice(0, -1) + '0'],
+      ['a key of another service', `sk_live_${'a'.repeat(40)}`],
+      ['a key with a wrong checksum', `${wellFormedUnknownKey().slice(0, -1)}0`],
       ['a key with an unknown mode', wellFormedUnknownKey().replace('vto_test_', 'vto_prod_')],
       ['a truncated key', wellFormedUnknownKey().slice(0, 30)],
     ])('refuses %s without asking the database', async (_, apiKey) => {

@@ -491,7 +491,7 @@ function drawProduct(rnd: Random, kind: ProductKind, style: ProductStyle, colour
     })
     // A soft shadow where the garment meets the floor of the studio.
     const [bx0, , bx1, by1] = garment.shape.bounds
-    if (rnd() < 0.6) canvas.fill(ellipse((bx0 + bx1) / 2, Math.min(height - 2, by1 - 2), (bx1 - bx0) * 0.45, Math.max(3, height * 0.015)), (x, y) => scale([grey, grey, grey + tint], 0.86))
+    if (rnd() < 0.6) canvas.fill(ellipse((bx0 + bx1) / 2, Math.min(height - 2, by1 - 2), (bx1 - bx0) * 0.45, Math.max(3, height * 0.015)), () => scale([grey, grey, grey + tint], 0.86))
   }
   for (const prop of garment.props) canvas.fill(prop.shape, prop.colour)
   // Fabric that lets the backdrop through (lace, tulle) is blended by hand after an opaque fill.

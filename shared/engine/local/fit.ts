@@ -35,7 +35,6 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   const H = body.figureHeight * scale.y
   const Y = (v: number) => v * scale.y
   const shoulderWidth = body.shoulderWidth * scale.x
-  const gw = garment.image.width
   // A gown photographed with its train spread: the skirt ends where the train begins; the train is not worn
   // on the legs (wedding-dress mode lays it on the floor, from the hem).
   const shape = category === 'dress' ? garment.shape : undefined

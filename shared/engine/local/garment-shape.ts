@@ -32,9 +32,6 @@ export interface GarmentShape {
   hasTrain: boolean
 }
 
-/** Rows narrower than this share of the garment's widest row are straps, a neck or a stand, not the garment. */
-const THIN = 0.22
-
 export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undefined {
   const { width, height } = cutout.image
   const opaque = garmentPixels(cutout)

@@ -283,7 +283,7 @@ describe('FASHN adapter', () => {
       const t = testRuntime({
         fetch: (input, init) => {
           const url = String(input)
-          if (url.endsWith('/v1/run') && refuse-- > 0) return fetch(closed + '/v1/run', init)
+          if (url.endsWith('/v1/run') && refuse-- > 0) return fetch(`${closed}/v1/run`, init)
           return fetch(input, init)
         },
       })

@@ -45,7 +45,7 @@ describe('train score from the judge’s answers', () => {
   })
 
   it('reads answers in a ```json fence, and refuses answers off the schema', () => {
-    expect(answersOf('```json\n' + JSON.stringify(good) + '\n```')).toEqual(good)
+    expect(answersOf(`\`\`\`json\n${JSON.stringify(good)}\n\`\`\``)).toEqual(good)
     expect(answersOf(JSON.stringify({ ...good, gownOnBody: 'yes' }))).toBeUndefined()
     expect(answersOf(JSON.stringify({ ...good, trainLength: 'very long' }))).toBeUndefined()
     expect(answersOf(JSON.stringify({ trainScore: 0.9 }))).toBeUndefined()

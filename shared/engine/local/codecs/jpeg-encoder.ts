@@ -318,7 +318,7 @@ function writeHeaders(out: ByteWriter, width: number, height: number, lumaQuant:
     [0x11, AC_CHROMA_COUNTS, AC_CHROMA_VALUES],
   ]
   out.u16(0xffc4)
-  out.u16(2 + tables.reduce((n, [, counts, values]) => n + 17 + values.length, 0))
+  out.u16(2 + tables.reduce((n, [, , values]) => n + 17 + values.length, 0))
   for (const [id, counts, values] of tables) {
     out.byte(id)
     out.array(counts)

@@ -147,17 +147,6 @@ function readHeader(body: Uint8Array): Header {
   return header
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    all.set(p, at)
-    at += p.length
-  }
-  return all
-}
-
 function unfilter(raw: Uint8Array, offset: number, stride: number, rows: number, bpp: number): void {
   for (let y = 0; y < rows; y++) {
     const filterAt = offset + y * (stride + 1)
