@@ -70,6 +70,22 @@ describe('reading a try-on request body', () => {
     expect((await refusal(parseTryOnRequest(post(body), 'live', MAX_BODY))).message).toBe(message)
   })
 
+  it.each([
+    ['application/json', true],
+    ['Application/JSON', true],
+    ['application/json; charset=utf-8', true],
+    ['application/json;charset=UTF-8', true],
+    ['application/json;', false],
+    ['application/json ; charset=utf-8', false],
+    ['application/jsonx', false],
+    ['text/plain', false],
+    ['', false],
+  ])('takes Content-Type %j: %s (the grammar of the route’s media-type gate)', async (contentType, taken) => {
+    const request = new Request('http://localhost/tryon-api', { method: 'POST', headers: { 'content-type': contentType }, body: '{}' })
+    const read = readTryOnBody(request, MAX_BODY).then(() => true, (error: ApiError) => error.message)
+    expect(await read).toBe(taken ? true : 'Content-Type must be application/json')
+  })
+
   it('refuses a body over the cap while reading it', async () => {
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
