@@ -18,7 +18,8 @@ import type { BridalSteps } from '../shared/bridal/ports.ts'
 import { garmentCategoryOf } from '../shared/engine/category.ts'
 import { decodeImage } from '../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../shared/engine/local/index.ts'
-import { ApiError } from '../shared/http/errors.ts'
+import { TryOnFailure } from '../shared/engine/failure.ts'
+import { answerOf } from '../shared/tryon/outcomes.ts'
 import { encodePng } from '../devstack/samples/png-encoder.ts'
 import { judgeResult, makeBridalScene, type BridalScene, type ProductKind } from '../tests/support/bridal-scenes.ts'
 import { asInput } from '../tests/support/images.ts'
@@ -123,8 +124,9 @@ async function runScene(seed: number, steps: BridalSteps, save?: string): Promis
     }
     return { scene: summary, bridal, credits: CREDITS[bridal.reason], scorerScore: scored.kind === 'scored' ? scored.score : null, onBody: truth.onBody, ms }
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error
-    return { scene: summary, error: `${error.status} ${error.code}`, credits: 0, scorerScore: null, onBody: null, ms: performance.now() - started }
+    if (!(error instanceof TryOnFailure)) throw error
+    const answer = answerOf(error)
+    return { scene: summary, error: `${answer.status} ${answer.code}`, credits: 0, scorerScore: null, onBody: null, ms: performance.now() - started }
   }
 }
 

@@ -3,12 +3,13 @@ import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import type { RequestIdVariables } from 'hono/request-id'
 import { credentialFrom, redactKeys, urlCarriesKey, type Credential } from './auth/api-key.ts'
-import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
+import type { KeyVerdict } from './billing/store.ts'
 import type { Deps, Logger } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
-import { ApiError, authenticationRequired, databaseUnavailable, GATEWAY_NOT_FOUND, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
+import { ApiError, authenticationRequired, GATEWAY_NOT_FOUND, insufficientCredits, limitExceeded, type ErrorCode } from './http/errors.ts'
 import { parseTryOnRequest } from './http/request.ts'
 import { shareRoutes } from './http/share.ts'
+import { apiErrorOf } from './tryon/outcomes.ts'
 import { runTryOn } from './tryon/run.ts'
 
 type Env = {
@@ -157,14 +158,10 @@ function renderError(deps: Deps, error: Error, c: Context<Env>): Response {
   let apiError: ApiError
   if (error instanceof ApiError) {
     apiError = error
-  } else if (error instanceof DatabaseUnavailable) {
-    deps.log({ level: 'error', msg: 'database unavailable', requestId: c.get('requestId'), error: error.message })
-    apiError = databaseUnavailable()
   } else if (error instanceof HTTPException && error.status < 500) {
     apiError = new ApiError('invalid_request', error.message || 'Bad request')
   } else {
-    deps.log({ level: 'error', msg: 'unhandled error', requestId: c.get('requestId'), error: error.stack ?? String(error) })
-    apiError = new ApiError('internal_error', 'Internal error. No credits were charged; you may retry.')
+    apiError = apiErrorOf(error, { log: deps.log, context: { requestId: c.get('requestId') }, during: 'request' })
   }
   c.set('errorCode', apiError.code)
   return c.json(apiError.body, apiError.status, apiError.headers)

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { errorStatus, type ErrorCode } from './errors.ts'
-import { scenarios } from './request.ts'
+import { scenarios } from '../tryon/outcomes.ts'
 
 /**
  * The response bodies of POST /functions/v1/tryon-api as zod schemas: the OpenAPI document is generated

@@ -1,4 +1,4 @@
-import { isText } from '../../http/json-bytes.ts'
+import { isText } from '../../encoding/json-bytes.ts'
 import type { EngineOutcome, GeneratedImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../../shared/http/errors.ts'
-import { LargeString } from '../../../shared/http/json-bytes.ts'
+import { LargeString } from '../../../shared/encoding/json-bytes.ts'
 import { parseTryOnRequest } from '../../../shared/http/request.ts'
 
 const MAX_BODY = 30 * 1024 * 1024
