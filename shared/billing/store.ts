@@ -1,3 +1,4 @@
+// Price and refund rules: supabase/migrations/20261123000200_credit_functions.sql (begin_tryon, settle_tryon, credits_for_outcome).
 import postgres from 'postgres'
 import type { Sql } from 'postgres'
 import type { KeyMode } from '../auth/api-key.ts'
