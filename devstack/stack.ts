@@ -15,7 +15,7 @@ import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
 import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
 import { createGuardedFetch } from './guarded-fetch.ts'
-import { createLocalStore, storageRoot } from './local-store.ts'
+import { createLocalStore, storageRoot } from '../supabase/functions/tryon-api/local-store.ts'
 import { applyMigrations, ensureSupabaseRoles, MigrationHistoryError } from './migrations.ts'
 
 export interface DevStackOptions {
