@@ -7,13 +7,11 @@ import { ApiError, databaseUnavailable, type ErrorCode } from '../http/errors.ts
 import type { Logger } from '../log.ts'
 
 /**
- * What a try-on that delivered a result is settled under. The credits each one keeps are the database's rule:
- * tryon.credits_for_outcome in supabase/migrations/20261123000200_credit_functions.sql.
+ * What a try-on that delivered a result is settled under; one that failed is settled under its error code, and
+ * refunded in full. The credits each keeps: the refund table at tryon.credits_for_outcome, in
+ * supabase/migrations/20261123000200_credit_functions.sql.
  */
 export type DeliveredOutcome = 'generated' | BridalReason
-
-/** What any try-on is settled under: its delivered outcome, or the error code it failed with (refunded in full). */
-export type SettleOutcome = DeliveredOutcome | ErrorCode
 
 /** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4), and the product type each applies to. */
 export const scenarios = {
@@ -72,8 +70,8 @@ const failureCodes: Record<FailureKind, ErrorCode> = {
 
 /** What the caller is answered for an expected failure. */
 export function answerOf(failure: TryOnFailure): ApiError {
-  const headers: Record<string, string> = failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) }
-  return new ApiError(failureCodes[failure.kind], failure.message, headers)
+  const wait = failure.retryAfterSeconds
+  return new ApiError(failureCodes[failure.kind], failure.message, wait === undefined ? {} : { 'Retry-After': String(wait) })
 }
 
 /** Where an error surfaced, which names its log line: in a try-on's steps, or anywhere else in a request. */
@@ -107,6 +105,7 @@ export function apiErrorOf(error: unknown, report: FailureReport): ApiError {
   if (report.deadline?.aborted) {
     return new ApiError('generation_failed', 'Image generation took too long. No credits were charged; you may retry.')
   }
-  report.log({ level: 'error', msg: logs.unexpected, ...report.context, error: error instanceof Error ? (error.stack ?? String(error)) : String(error) })
+  const described = error instanceof Error ? (error.stack ?? String(error)) : String(error)
+  report.log({ level: 'error', msg: logs.unexpected, ...report.context, error: described })
   return new ApiError('internal_error', 'Internal error. No credits were charged; you may retry.')
 }

@@ -103,7 +103,8 @@ export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
 export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
   // Refused, the pre-treatment never ran: a failure the bridal pipeline passes on, not a crash of the step.
   const refusedAsFailure = (error: unknown): never => {
-    throw error instanceof ApiError && error.code === 'service_busy' ? new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds) : error
+    if (error instanceof ApiError && error.code === 'service_busy') throw new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds)
+    throw error
   }
   return {
     pretreatment: {
