@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { readSettings, type Env } from '../shared/config.ts'
 import type { ResultStore } from '../shared/storage/result-store.ts'
 import { createSupabaseStore, storageKeyFrom } from '../shared/storage/supabase-store.ts'
-import { createLocalStore, storageRoot } from '../devstack/local-store.ts'
+import { createLocalStore, storageRoot } from '../supabase/functions/tryon-api/local-store.ts'
 import { UsageError } from './args.ts'
 
 /**

@@ -1,9 +1,9 @@
 import { Hono } from 'hono'
 import { redactKeys } from '../shared/auth/api-key.ts'
-import { jsonLogger, type Logger } from '../shared/deps.ts'
+import { jsonLogger, type Logger } from '../shared/log.ts'
 import { GATEWAY_NOT_FOUND } from '../shared/http/errors.ts'
 import { RESULT_CACHE_CONTROL } from '../shared/storage/result-store.ts'
-import { readObject } from './local-store.ts'
+import { readObject } from '../supabase/functions/tryon-api/local-store.ts'
 import { createWebRoutes } from './web.ts'
 
 interface FetchHandler {

@@ -18,7 +18,8 @@ import type { BridalSteps } from '../shared/bridal/ports.ts'
 import { garmentCategoryOf } from '../shared/engine/category.ts'
 import { decodeImage } from '../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../shared/engine/local/index.ts'
-import { ApiError } from '../shared/http/errors.ts'
+import { TryOnFailure } from '../shared/engine/failure.ts'
+import { answerOf } from '../shared/tryon/outcomes.ts'
 import { encodePng } from '../devstack/samples/png-encoder.ts'
 import { judgeResult, makeBridalScene, type BridalScene, type ProductKind } from '../tests/support/bridal-scenes.ts'
 import { asInput } from '../tests/support/images.ts'
@@ -144,10 +145,11 @@ async function runScene(seed: number, steps: BridalSteps, save?: string): Promis
       ms,
     }
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error
+    if (!(error instanceof TryOnFailure)) throw error
+    const answer = answerOf(error)
     return {
       scene: summary,
-      error: `${error.status} ${error.code}`,
+      error: `${answer.status} ${answer.code}`,
       credits: 0,
       scorerScore: null,
       onBody: null,

@@ -4,17 +4,15 @@ import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import type { RequestIdVariables } from 'hono/request-id'
 import { credentialFrom, redactKeys, urlCarriesKey, type Credential } from './auth/api-key.ts'
-import { DatabaseUnavailable, type KeyVerdict } from './billing/store.ts'
+import type { KeyVerdict } from './billing/store.ts'
 import type { Deps, Logger } from './deps.ts'
 import { storefrontCors, normalizeOrigin } from './http/cors.ts'
 import {
   ApiError,
   authenticationRequired,
   catalogued,
-  databaseUnavailable,
   GATEWAY_NOT_FOUND,
   insufficientCredits,
-  internalError,
   limitExceeded,
   type ErrorCode,
 } from './http/errors.ts'
@@ -23,6 +21,7 @@ import { bodyTooLarge, invalidRequest, readTryOnBody, tryOnInputOf, type TryOnBo
 import { preflightRoute, shareRoute, tryOnRoute } from './http/routes.ts'
 import type { TryOnSuccessBody } from './http/schemas.ts'
 import { shareHandler } from './http/share.ts'
+import { apiErrorOf } from './tryon/outcomes.ts'
 import { runTryOn } from './tryon/run.ts'
 
 type Env = {
@@ -175,14 +174,11 @@ async function keyFirst(deps: Deps, refusal: ApiError, c: Context<Env>): Promise
 }
 
 function toApiError(deps: Deps, error: unknown, c: Context<Env>): ApiError {
-  if (error instanceof ApiError) return error
-  if (error instanceof DatabaseUnavailable) {
-    deps.log({ level: 'error', msg: 'database unavailable', requestId: c.get('requestId'), error: error.message })
-    return databaseUnavailable()
+  // A 4xx of Hono's own (a validator's) is a malformed request; anything else goes through the one mapping.
+  if (!(error instanceof ApiError) && error instanceof HTTPException && error.status < 500) {
+    return new ApiError('invalid_request', error.message || 'Bad request')
   }
-  if (error instanceof HTTPException && error.status < 500) return new ApiError('invalid_request', error.message || 'Bad request')
-  deps.log({ level: 'error', msg: 'unhandled error', requestId: c.get('requestId'), error: error instanceof Error ? (error.stack ?? String(error)) : String(error) })
-  return internalError()
+  return apiErrorOf(error, { log: deps.log, context: { requestId: c.get('requestId') }, during: 'request' })
 }
 
 async function renderError(deps: Deps, error: Error, c: Context<Env>): Promise<Response> {

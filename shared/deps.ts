@@ -4,10 +4,14 @@ import type { TryOnEngine } from './engine/types.ts'
 import type { GuardedImageFetcher } from './images/fetch.ts'
 import type { ImageLimits } from './images/types.ts'
 import type { ClientIdentity } from './limits/client-address.ts'
+import type { Logger } from './log.ts'
 import type { ResultStore } from './storage/result-store.ts'
 import type { IdSource } from './tryon/ids.ts'
 import { defaultSettlementRetry, type SettlementRetry } from './tryon/settle.ts'
 import type { WorkGate } from './tryon/work-gate.ts'
+
+/** Deps.log's type, where the handlers find it beside Deps. */
+export type { Logger }
 
 export interface ServiceConfig {
   imageLimits: ImageLimits
@@ -46,11 +50,6 @@ export const defaultServiceConfig: ServiceConfig = {
   maxDecodedPixelsPerRequest: 240_000_000,
   sharePages: false,
 }
-
-/** One structured log line; never pass image bytes or API keys. */
-export type Logger = (entry: Record<string, unknown>) => void
-
-export const jsonLogger: Logger = (entry) => console.log(JSON.stringify({ time: new Date().toISOString(), ...entry }))
 
 /** Everything the handler needs from the outside world, built once by each entry point. */
 export interface Deps {

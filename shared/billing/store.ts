@@ -1,11 +1,11 @@
+// Price and refund rules: supabase/migrations/20261123000200_credit_functions.sql (begin_tryon, settle_tryon, credits_for_outcome).
 import postgres from 'postgres'
 import type { Sql } from 'postgres'
 import type { KeyMode } from '../auth/api-key.ts'
+import type { ProductKind } from '../engine/types.ts'
 
 /** Why a key may not be used; 'ok' when it may. */
 export type KeyVerdict = 'ok' | 'invalid_key' | 'key_inactive' | 'origin_not_allowed'
-
-export type ProductKind = 'standard' | 'wedding-dress'
 
 /** Why a key's abuse limits refuse a request (429): its rate, its daily credit cap, or its free deliveries for the day. */
 export type LimitVerdict = 'rate_limited' | 'daily_cap_reached' | 'free_deliveries_exhausted'

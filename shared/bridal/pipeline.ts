@@ -1,9 +1,8 @@
 import { garmentCategoryOf } from '../engine/category.ts'
+import { TryOnFailure } from '../engine/failure.ts'
 import { generatedImageOf, wholeImage } from '../engine/outcome.ts'
 import type { GeneratedImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
-import { ApiError } from '../http/errors.ts'
-import type { Scenario } from '../http/request.ts'
-import type { Logger } from '../deps.ts'
+import type { Logger } from '../log.ts'
 import type { BridalSteps, PretreatmentOutcome, ScoreOutcome } from './ports.ts'
 
 /** Why a wedding-dress try-on was billed as it was; also the outcome its settlement is recorded under. */
@@ -21,9 +20,6 @@ export interface BridalGeneration<Image extends ResultImage = ResultImage> {
   image: Image | GeneratedImage
   bridal: BridalVerdict
 }
-
-export const BRIDAL_UNAVAILABLE_MESSAGE =
-  'Wedding-dress processing is temporarily unavailable. Generation was cancelled and no credits were charged; please retry later.'
 
 /**
  * Wedding-dress mode: pre-treat the gown, generate with its train, score the train, and decide.
@@ -44,9 +40,9 @@ export async function generateWithTrain<Image extends ResultImage>(
     prepared = await steps.pretreatment.prepare({ person, garment, signal, decodeBudget })
   } catch (error) {
     // A deadline, or a refusal that is not a crash (the service is busy): the caller's to answer.
-    if (signal?.aborted || error instanceof ApiError) throw error
+    if (signal?.aborted || error instanceof TryOnFailure) throw error
     options.log({ level: 'error', msg: 'bridal pre-treatment crashed', tryOnId: options.tryOnId, step: steps.pretreatment.name, error: describe(error) })
-    throw new ApiError('bridal_preprocessing_failed', BRIDAL_UNAVAILABLE_MESSAGE)
+    throw new TryOnFailure('bridal_preprocessing_failed', 'the wedding-dress pre-treatment crashed')
   }
 
   // A train of no length is nothing to render: the same row as a pre-treatment that cannot run (1 credit).
@@ -91,24 +87,6 @@ async function scoreSafely(
 /** Scores are reported to three decimals and the verdict is taken on the reported number. */
 function roundScore(score: number): number {
   return Math.round(Math.min(1, Math.max(0, score)) * 1000) / 1000
-}
-
-/** A test key's X-Tryon-Scenario forces a bridal branch (DESIGN.md §4). */
-export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
-  const forced = 'forced by X-Tryon-Scenario'
-  switch (scenario) {
-    case 'bridal_preprocessing_crash':
-      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: () => Promise.reject(new Error(`${forced}: bridal_preprocessing_crash`)) } }
-    case 'train_pretreatment_unavailable':
-      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: async () => ({ kind: 'unavailable', reason: `${forced}: train_pretreatment_unavailable` }) } }
-    case 'train_score_low':
-      // Half the threshold: low whatever the threshold is set to (a threshold of 0 makes every score pass).
-      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: roundScore(threshold / 2) }) } }
-    case 'train_score_unavailable':
-      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${forced}: train_score_unavailable` }) } }
-    default:
-      return steps
-  }
 }
 
 function describe(error: unknown): string {

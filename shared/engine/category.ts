@@ -1,5 +1,4 @@
-import type { GarmentCategory } from './types.ts'
-import type { ProductKind } from '../billing/store.ts'
+import type { GarmentCategory, ProductKind } from './types.ts'
 
 const words: [GarmentCategory, RegExp][] = [
   ['dress', /\b(dress|gown|robe|kleid|vestido|abito|jumpsuit|romper|playsuit|overall|sari|saree|kimono|one[- ]?piece)s?\b/],

@@ -1,34 +1,18 @@
-import { ApiError } from '../http/errors.ts'
-import type { Scenario } from '../http/request.ts'
-import { readCapped } from '../http/read-capped.ts'
-import type { EngineOutcome, GeneratedImage, ResultImage, TryOnEngine } from './types.ts'
+import { readCapped } from '../streams/read-capped.ts'
+import { TryOnFailure } from './failure.ts'
+import type { EngineOutcome, GeneratedImage, ResultImage } from './types.ts'
 
-/**
- * A test key's X-Tryon-Scenario forces the engine's answer, so integrators can
- * exercise their error handling (and our refunds) without a real failure.
- */
-export function withScenario(engine: TryOnEngine, scenario: Scenario | undefined): TryOnEngine {
-  const forced: EngineOutcome | undefined =
-    scenario === 'content_rejected'
-      ? { kind: 'rejected', reason: 'forced by X-Tryon-Scenario: content_rejected' }
-      : scenario === 'generation_failed'
-        ? { kind: 'failed', reason: 'forced by X-Tryon-Scenario: generation_failed' }
-        : undefined
-  if (!forced) return engine
-  return { name: engine.name, generate: async () => forced }
-}
-
-/** The image of a generated outcome; any other outcome becomes the error the caller sees. */
+/** The image of a generated outcome; any other outcome becomes the failure the caller is told of. */
 export function generatedImageOf<Image extends ResultImage>(outcome: EngineOutcome<Image>): Image {
   switch (outcome.kind) {
     case 'generated':
       return outcome.image
     case 'rejected':
-      return throwError(new ApiError('ai_content_rejected', 'The generation engine rejected the content of these images. No credits were charged.'))
+      throw new TryOnFailure('content_rejected', `the engine rejected the content: ${outcome.reason}`)
     case 'invalid_input':
-      return throwError(new ApiError('unsupported_image', `${outcome.reason}. No credits were charged.`))
+      throw new TryOnFailure('unsupported_image', `${outcome.reason}. No credits were charged.`)
     case 'failed':
-      return throwError(generationFailed())
+      throw generationFailed()
   }
 }
 
@@ -48,11 +32,7 @@ export async function wholeImage(image: ResultImage): Promise<GeneratedImage> {
   }
 }
 
-/** What the caller sees when the generation produced no usable image. */
-export function generationFailed(): ApiError {
-  return new ApiError('generation_failed', 'Image generation failed. No credits were charged; you may retry.')
-}
-
-function throwError(error: ApiError): never {
-  throw error
+/** The generation produced no usable image. */
+export function generationFailed(): TryOnFailure {
+  return new TryOnFailure('generation_failed', 'the generation produced no usable image')
 }

@@ -1,6 +1,9 @@
 import type { DecodedImageInfo } from '../images/types.ts'
 import type { DecodeBudget } from './local/codecs/raster.ts'
 
+/** What the shopper tries on: a wedding dress adds the train steps, and is priced and refunded by its own rules. */
+export type ProductKind = 'standard' | 'wedding-dress'
+
 /** What an engine is asked to dress the person in. `undefined` lets the engine guess from the garment. */
 export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
 

@@ -1,22 +1,11 @@
 import type { ZodError } from 'zod'
 import { ApiError } from './errors.ts'
-import { LargeString, parseJsonBytes } from './json-bytes.ts'
-import { readCapped } from './read-capped.ts'
+import { LargeString, parseJsonBytes } from '../encoding/json-bytes.ts'
+import { readCapped } from '../streams/read-capped.ts'
 import type { TryOnFields, TryOnHeaders } from './schemas.ts'
 import type { KeyMode } from '../auth/api-key.ts'
-import type { ProductKind } from '../billing/store.ts'
-
-/** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4). */
-export const scenarios = {
-  content_rejected: 'any',
-  generation_failed: 'any',
-  train_score_low: 'wedding-dress',
-  train_score_unavailable: 'wedding-dress',
-  train_pretreatment_unavailable: 'wedding-dress',
-  bridal_preprocessing_crash: 'wedding-dress',
-} as const
-
-export type Scenario = keyof typeof scenarios
+import type { ProductKind } from '../engine/types.ts'
+import { scenarios, type Scenario } from '../tryon/outcomes.ts'
 
 export interface TryOnInput {
   /** A large value (an image as base64) stays in the request's bytes, where intake decodes it. */

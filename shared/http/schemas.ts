@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
+import { scenarios } from '../tryon/outcomes.ts'
 import { errorCodes } from './errors.ts'
-import { scenarios } from './request.ts'
 
 /**
  * The request and response bodies of POST /functions/v1/tryon-api as zod schemas: the route validates with them,

@@ -1,4 +1,4 @@
-import type { LargeString } from '../http/json-bytes.ts'
+import type { LargeString } from '../encoding/json-bytes.ts'
 
 /**
  * A large JSON string read as `[whitespace][data:…;base64,]base64` straight from its bytes, and decoded into

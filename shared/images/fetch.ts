@@ -1,6 +1,6 @@
 import { isIpLiteral, isLocalHostname, isPublicAddress } from './address.ts'
 import { untilAborted } from '../abort.ts'
-import { readCapped } from '../http/read-capped.ts'
+import { readCapped } from '../streams/read-capped.ts'
 
 export interface ImageFetchOptions {
   maxBytes: number

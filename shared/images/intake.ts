@@ -1,6 +1,6 @@
 import type { InputImage } from '../engine/types.ts'
 import { ApiError } from '../http/errors.ts'
-import { LargeString } from '../http/json-bytes.ts'
+import { LargeString } from '../encoding/json-bytes.ts'
 import { decodeBase64, decodedLengthOf } from './base64.ts'
 import { readInlineBase64, type InlineBase64 } from './base64-in-place.ts'
 import { ImageFetchError, type ImageFetcher } from './fetch.ts'

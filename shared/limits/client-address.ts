@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js'
-import type { Logger } from '../deps.ts'
+import type { Logger } from '../log.ts'
 
 /**
  * Where the caller's address comes from, per request: the connection (`socket`, read by the platform's adapter

@@ -1,17 +1,18 @@
-import { generateWithTrain, withBridalScenario, type BridalVerdict } from '../bridal/pipeline.ts'
+import { generateWithTrain, type BridalVerdict } from '../bridal/pipeline.ts'
 import type { BridalSteps } from '../bridal/ports.ts'
 import type { Deps } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
-import { generatedImageOf, generationFailed, withScenario } from '../engine/outcome.ts'
+import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
 import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
-import { DatabaseUnavailable, type Settlement } from '../billing/store.ts'
-import { ApiError, databaseUnavailable, settlementUnknown } from '../http/errors.ts'
+import type { Settlement } from '../billing/store.ts'
+import { ApiError, settlementUnknown, type ErrorCode } from '../http/errors.ts'
 import type { TryOnInput } from '../http/request.ts'
 import { intakeImage } from '../images/intake.ts'
 import { createDecodeBudget } from '../engine/local/codecs/raster.ts'
 import { resultPath } from '../storage/result-store.ts'
 import { raceDeadline } from './deadline.ts'
+import { apiErrorOf, withBridalScenario, withScenario, type DeliveredOutcome } from './outcomes.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 export interface TryOnJob {
@@ -34,7 +35,7 @@ export interface TryOnSuccess {
 /** What a generation produced and the outcome billing settles on. */
 interface Generation {
   image: ResultImage
-  outcome: string
+  outcome: DeliveredOutcome
   bridal?: BridalVerdict
 }
 
@@ -108,7 +109,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: error.message, durationsMs })
       throw settlementUnknown(job.tryOnId)
     }
-    const apiError = error instanceof ApiError ? error : unexpected(deps, job, error, deadline)
+    const apiError = apiErrorOf(error, { log: deps.log, context: { tryOnId: job.tryOnId, requestId: job.requestId }, during: 'tryOn', deadline })
     const refunded = await timed('refund', () => refund(deps, job, apiError.code))
     if (refunded?.status === 'succeeded') {
       // The charge had committed after all: the caller gets what it paid for, never "no credits were charged".
@@ -211,24 +212,12 @@ async function storeResult(deps: Deps, path: string, image: ResultImage): Promis
   }
 }
 
-function unexpected(deps: Deps, job: TryOnJob, error: unknown, deadline: AbortSignal): ApiError {
-  if (error instanceof DatabaseUnavailable) {
-    deps.log({ level: 'error', msg: 'database unavailable during a try-on', tryOnId: job.tryOnId, requestId: job.requestId, error: error.message })
-    return databaseUnavailable()
-  }
-  if (deadline.aborted) {
-    return new ApiError('generation_failed', 'Image generation took too long. No credits were charged; you may retry.')
-  }
-  deps.log({ level: 'error', msg: 'try-on failed unexpectedly', tryOnId: job.tryOnId, requestId: job.requestId, error: error instanceof Error ? error.stack ?? error.message : String(error) })
-  return new ApiError('internal_error', 'Internal error. No credits were charged; you may retry.')
-}
-
 /**
  * Returns the reservation, resolving a lost reply like a charge does. Undefined when the database could not
  * be asked: nothing was charged (only a settlement with a delivered outcome charges), and the sweeper returns
  * the credits after its TTL. A settlement whose status is 'succeeded' means an earlier charge had committed.
  */
-async function refund(deps: Deps, job: TryOnJob, outcome: string): Promise<Settlement | undefined> {
+async function refund(deps: Deps, job: TryOnJob, outcome: ErrorCode): Promise<Settlement | undefined> {
   try {
     return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { BridalSteps } from '../bridal/ports.ts'
+import { TryOnFailure } from '../engine/failure.ts'
 import type { TryOnEngine } from '../engine/types.ts'
-import { catalogued, type ApiError } from '../http/errors.ts'
+import { ApiError, catalogued } from '../http/errors.ts'
 
 /**
  * Caps the CPU-heavy local work (decoding, the local engine, the local bridal steps) running at once: it all shares
@@ -15,6 +16,8 @@ export interface WorkGate {
   run<T>(work: () => Promise<T>, options?: { signal?: AbortSignal; admitted?: boolean }): Promise<T>
   readonly running: number
   readonly queued: number
+  /** What a refusal tells the caller to wait. */
+  readonly retryAfterSeconds: number
 }
 
 export interface WorkGateOptions {
@@ -80,6 +83,7 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
     get queued() {
       return waiting.length
     },
+    retryAfterSeconds: options.retryAfterSeconds,
   }
 }
 
@@ -93,8 +97,16 @@ export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
  * the image was generated, so it waits for its turn instead (a refusal there would charge an unscored result).
  */
 export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
+  // Refused, the pre-treatment never ran: a failure the bridal pipeline passes on, not a crash of the step.
+  const refusedAsFailure = (error: unknown): never => {
+    if (error instanceof ApiError && error.code === 'service_busy') throw new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds)
+    throw error
+  }
   return {
-    pretreatment: { name: steps.pretreatment.name, prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }) },
+    pretreatment: {
+      name: steps.pretreatment.name,
+      prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }).catch(refusedAsFailure),
+    },
     scorer: { name: steps.scorer.name, score: (request) => gate.run(() => steps.scorer.score(request), { signal: request.signal, admitted: true }) },
   }
 }

@@ -29,7 +29,15 @@ as $$
   end
 $$;
 
--- Credits kept when a try-on settles (spec §3); the rest of the reservation is refunded.
+-- Credits kept when a try-on settles (spec §3); the rest of the reservation is refunded:
+--
+--   product kind    outcome (settle_tryon's p_outcome)       reserved   kept   refunded
+--   standard        generated                                1          1      0
+--   wedding-dress   train_rendered                           2          2      0
+--   wedding-dress   score_unavailable                        2          2      0
+--   wedding-dress   train_pretreatment_unavailable           2          1      1
+--   wedding-dress   train_score_low                          2          0      2   (delivered all the same)
+--   either          an error code, e.g. generation_failed    1 or 2     0      all
 create function tryon.credits_for_outcome(p_product_kind text, p_outcome text)
 returns integer
 language sql immutable

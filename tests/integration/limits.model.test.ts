@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../shared/auth/api-key.ts'
-import { createPostgresBilling, type BeginResult, type BillingStore, type ProductKind } from '../../shared/billing/store.ts'
+import { createPostgresBilling, type BeginResult, type BillingStore } from '../../shared/billing/store.ts'
+import type { ProductKind } from '../../shared/engine/types.ts'
 import { createKey, createTestDatabase, ledgerCheck, type DatabaseKind, type TestDatabase } from '../support/database.ts'
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../shared/auth/api-key.ts'
-import { createPostgresBilling, type BeginResult, type BillingStore, type ProductKind } from '../../shared/billing/store.ts'
+import { createPostgresBilling, type BeginResult, type BillingStore } from '../../shared/billing/store.ts'
+import type { ProductKind } from '../../shared/engine/types.ts'
 import { createKey, createTestDatabase, ledgerCheck, type CreatedKey, type DatabaseKind, type TestDatabase } from '../support/database.ts'
 
 const kinds: DatabaseKind[] = ['postgres', 'pglite']

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { OPENAPI_FILE, documentedApp } from '../../scripts/openapi.ts'
-import { BRIDAL_UNAVAILABLE_MESSAGE } from '../../shared/bridal/pipeline.ts'
 import { errorCatalogue, settlementUnknown, type ErrorBody } from '../../shared/http/errors.ts'
 import { openApiDocument, openApiText } from '../../shared/http/openapi.ts'
-import { scenarios } from '../../shared/http/request.ts'
 import { tryOnRoute } from '../../shared/http/routes.ts'
 import { errorBodySchema, tryOnRequestSchema, tryOnSuccessSchema, type ErrorResponseBody, type TryOnSuccessBody } from '../../shared/http/schemas.ts'
+import { scenarios } from '../../shared/tryon/outcomes.ts'
 import { serviceBusy } from '../../shared/tryon/work-gate.ts'
 import type { TryOnSuccess } from '../../shared/tryon/run.ts'
 
@@ -57,7 +56,6 @@ describe('openapi.json', () => {
     expect(errorCatalogue.authentication_required.message).toBe('Authentication required')
     expect(errorCatalogue.insufficient_credits.message).toBe('Insufficient credits')
     expect(serviceBusy(2).message).toBe(errorCatalogue.service_busy.message)
-    expect(BRIDAL_UNAVAILABLE_MESSAGE).toBe(errorCatalogue.bridal_preprocessing_failed.message)
     const tryOnId = crypto.randomUUID()
     expect(settlementUnknown(tryOnId).message).toContain(tryOnId)
     expect(settlementUnknown(tryOnId).message).toBe(errorCatalogue.settlement_unknown.message.replace(/[0-9a-f-]{36}/, tryOnId))

@@ -1,4 +1,4 @@
-import type { Logger } from '../../deps.ts'
+import type { Logger } from '../../log.ts'
 import type { EngineOutcome, TryOnEngine } from '../types.ts'
 
 export interface BreakerPolicy {

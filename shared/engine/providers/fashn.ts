@@ -2,7 +2,7 @@ import type { EngineOutcome, GarmentCategory, TryOnEngine, TryOnRequest } from '
 import { excerpt, ProviderError, requestJson, transientStatus, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { dataUri, prepareInput, type InputPolicy } from './images.ts'
 import { asRecord } from './json.ts'
-import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
+import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, fetchOutput, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -180,16 +180,7 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
     return { kind: 'invalid_input', reason }
   }
 
-  return {
-    name: NAME,
-    async generate(request) {
-      try {
-        return await generate(request)
-      } catch (error) {
-        return outcomeOfError(NAME, error, runtime)
-      }
-    },
-  }
+  return providerEngine(NAME, runtime, generate)
 }
 
 function errorName(body: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { isText, LargeString } from '../../http/json-bytes.ts'
+import { isText, LargeString } from '../../encoding/json-bytes.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
 import { requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
 import type { PreparedImage } from './images.ts'

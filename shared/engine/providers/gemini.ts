@@ -3,7 +3,7 @@ import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfi
 import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
 import { excerpt, type JsonAnswer, type RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
-import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
+import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -73,14 +73,5 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
     }
   }
 
-  return {
-    name: NAME,
-    async generate(request) {
-      try {
-        return await generate(request)
-      } catch (error) {
-        return outcomeOfError(NAME, error, runtime)
-      }
-    },
-  }
+  return providerEngine(NAME, runtime, generate)
 }

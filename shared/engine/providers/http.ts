@@ -1,6 +1,6 @@
 import type { ProviderRuntime } from './runtime.ts'
-import { parseJsonBytes } from '../../http/json-bytes.ts'
-import { readCapped } from '../../http/read-capped.ts'
+import { parseJsonBytes } from '../../encoding/json-bytes.ts'
+import { readCapped } from '../../streams/read-capped.ts'
 import { jsonBody, type JsonBody } from './json-body.ts'
 
 /** Why a provider call produced no answer we can read. */

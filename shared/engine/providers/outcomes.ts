@@ -1,4 +1,4 @@
-import type { NoImageOutcome } from '../types.ts'
+import type { EngineOutcome, NoImageOutcome, ResultImage, TryOnEngine, TryOnRequest } from '../types.ts'
 import { ProviderError, transientStatus, type ProviderFailureKind } from './http.ts'
 import { describeField, InputPreparationError } from './images.ts'
 import type { ProviderRuntime } from './runtime.ts'
@@ -7,7 +7,7 @@ import type { ProviderRuntime } from './runtime.ts'
  * Anything an adapter's call chain threw, as an outcome billing can settle on: an image we could not prepare
  * is the caller's (400), everything else is ours or the provider's (500). Provider wording goes to the log only.
  */
-export function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): NoImageOutcome {
+function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): NoImageOutcome {
   if (error instanceof InputPreparationError) {
     runtime.log({ level: 'warn', msg: 'input image could not be prepared for the provider', engine, field: error.field, error: error.message })
     return { kind: 'invalid_input', reason: `${describeField(error.field)} could not be decoded` }
@@ -18,6 +18,24 @@ export function outcomeOfError(engine: string, error: unknown, runtime: Provider
   }
   runtime.log({ level: 'error', msg: 'provider adapter failed unexpectedly', engine, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
   return { kind: 'failed', reason: `${engine}: unexpected error` }
+}
+
+/** A provider adapter as an engine: whatever its call chain throws is answered as an outcome, never thrown on. */
+export function providerEngine<Image extends ResultImage>(
+  engine: string,
+  runtime: ProviderRuntime,
+  generate: (request: TryOnRequest) => Promise<EngineOutcome<Image>>,
+): TryOnEngine<Image> {
+  return {
+    name: engine,
+    async generate(request) {
+      try {
+        return await generate(request)
+      } catch (error) {
+        return outcomeOfError(engine, error, runtime)
+      }
+    },
+  }
 }
 
 /** The provider said no to the content: logged with its words, answered with ours (422). */

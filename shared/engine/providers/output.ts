@@ -1,4 +1,4 @@
-import { LargeString } from '../../http/json-bytes.ts'
+import { LargeString } from '../../encoding/json-bytes.ts'
 import { decodeBase64 } from '../../images/base64.ts'
 import { readInlineBase64 } from '../../images/base64-in-place.ts'
 import { readImageHeader } from '../../images/sniff.ts'

@@ -1,4 +1,4 @@
-import { jsonLogger, type Logger } from '../../deps.ts'
+import { jsonLogger, type Logger } from '../../log.ts'
 import { createImageFetcher, type GuardedImageFetcher } from '../../images/fetch.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { isText } from '../../http/json-bytes.ts'
+import { isText } from '../../encoding/json-bytes.ts'
 import type { EngineOutcome, GeneratedImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs } from './google-rpc.ts'
@@ -6,7 +6,7 @@ import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.
 import { prepareInput, type InputPolicy } from './images.ts'
 import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord } from './json.ts'
-import { failed, failedAnswer, outcomeOfError, rejected } from './outcomes.ts'
+import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
@@ -119,14 +119,5 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
     return failedAnswer(NAME, runtime, answer.status, `predict answered HTTP ${answer.status}`, detail)
   }
 
-  return {
-    name: NAME,
-    async generate(request) {
-      try {
-        return await generate(request)
-      } catch (error) {
-        return outcomeOfError(NAME, error, runtime)
-      }
-    },
-  }
+  return providerEngine(NAME, runtime, generate)
 }

@@ -11,7 +11,7 @@ export async function createResultStore(settings: Settings, env: Env): Promise<R
     }
     return createSupabaseStore({ url: env.SUPABASE_URL, key, bucket: settings.bucket, publicBaseUrl: settings.publicBaseUrl })
   }
-  const { createLocalStore, storageRoot } = await import('../../../devstack/local-store.ts')
+  const { createLocalStore, storageRoot } = await import('./local-store.ts')
   const baseUrl = settings.publicBaseUrl ?? `http://127.0.0.1:${env.PORT ?? 8000}`
   return createLocalStore({ root: storageRoot(env.TRYON_DATA_DIR ?? '.tryon'), bucket: settings.bucket, baseUrl: () => baseUrl })
 }

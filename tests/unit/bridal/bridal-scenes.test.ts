@@ -4,7 +4,8 @@ import { createLocalTrainScorer } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
 import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import { ApiError } from '../../../shared/http/errors.ts'
+import { TryOnFailure } from '../../../shared/engine/failure.ts'
+import { answerOf } from '../../../shared/tryon/outcomes.ts'
 import { judgeResult, makeBridalScene } from '../../support/bridal-scenes.ts'
 import { asInput } from '../../support/images.ts'
 
@@ -31,8 +32,8 @@ describe('wedding-dress verdicts on generated scenes', () => {
         expect(judgeResult(scene, decodeImage(image.bytes, 'jpeg')).onBody, `${seed}: ${scene.description}`).toBe(true)
       } catch (error) {
         // A generation that fails is refunded: never a charge, whatever the scene.
-        expect(error).toBeInstanceOf(ApiError)
-        expect((error as ApiError).code, `${seed}`).toBe('generation_failed')
+        expect(error).toBeInstanceOf(TryOnFailure)
+        expect(answerOf(error as TryOnFailure).code, `${seed}`).toBe('generation_failed')
       }
     }
   })

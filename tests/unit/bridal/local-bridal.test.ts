@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createLocalPretreatment, trainFor } from '../../../shared/bridal/local-pretreatment.ts'
 import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/local-scorer.ts'
-import { generateWithTrain, withBridalScenario } from '../../../shared/bridal/pipeline.ts'
+import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
 import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
 import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
 import { analyseShopper, createLocalEngine, floorRowsIn, shopperPixels } from '../../../shared/engine/local/index.ts'
 import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
 import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
-import { ApiError } from '../../../shared/http/errors.ts'
+import { TryOnFailure } from '../../../shared/engine/failure.ts'
+import { answerOf, withBridalScenario } from '../../../shared/tryon/outcomes.ts'
 import { asInput, makeFlatImage, makeGarmentPhoto, makeShopperPhoto, type GarmentKind } from '../../support/images.ts'
 
 const slate: [number, number, number] = [120, 128, 140]
@@ -277,8 +278,8 @@ describe('bridal verdict', () => {
     const counting = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (calls++, engine.generate(r)) }
     const crashing: BridalSteps = { ...local, pretreatment: { name: 'broken', prepare: () => Promise.reject(new Error('out of memory')) } }
     const error = await generateWithTrain(counting, crashing, request(), { threshold: 0.5, log: silent, tryOnId: 't' }).catch((e) => e)
-    expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ code: 'bridal_preprocessing_failed' })
+    expect(error).toBeInstanceOf(TryOnFailure)
+    expect(answerOf(error)).toMatchObject({ code: 'bridal_preprocessing_failed' })
     expect(calls).toBe(0)
   })
 

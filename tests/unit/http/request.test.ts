@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../../shared/http/errors.ts'
-import { LargeString } from '../../../shared/http/json-bytes.ts'
+import { LargeString } from '../../../shared/encoding/json-bytes.ts'
 import { invalidRequest, readTryOnBody, tryOnInputOf } from '../../../shared/http/request.ts'
 import { tryOnHeadersSchema, tryOnRequestSchema } from '../../../shared/http/schemas.ts'
 import type { KeyMode } from '../../../shared/auth/api-key.ts'

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type LargeString, parseJsonBytes } from '../../../shared/http/json-bytes.ts'
+import { type LargeString, parseJsonBytes } from '../../../shared/encoding/json-bytes.ts'
 import { decodeBase64, decodedLengthOf, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readInlineBase64 } from '../../../shared/images/base64-in-place.ts'
 

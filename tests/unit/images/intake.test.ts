@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createGuardedFetch } from '../../../devstack/guarded-fetch.ts'
 import { ApiError } from '../../../shared/http/errors.ts'
-import { type LargeString, parseJsonBytes } from '../../../shared/http/json-bytes.ts'
+import { type LargeString, parseJsonBytes } from '../../../shared/encoding/json-bytes.ts'
 import { createImageFetcher, type ImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'
 import { intakeImage } from '../../../shared/images/intake.ts'
 import { defaultImageLimits, type ImageField, type ImageLimits } from '../../../shared/images/types.ts'

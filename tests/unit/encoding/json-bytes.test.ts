@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { LargeString, parseJsonBytes } from '../../../shared/http/json-bytes.ts'
+import { LargeString, parseJsonBytes } from '../../../shared/encoding/json-bytes.ts'
 
 const encode = (text: string) => new TextEncoder().encode(text)
 

@@ -1,8 +1,11 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
-import { publicObjectUrl, type ResultStore } from '../shared/storage/result-store.ts'
+import { publicObjectUrl, type ResultStore } from '../../../shared/storage/result-store.ts'
 
-/** Results on local disk, under `<root>/<bucket>/<path>`, served by the dev stack's gateway. */
+/**
+ * Results on local disk, under `<root>/<bucket>/<path>` (TRYON_STORAGE=local): the function's own store under Deno,
+ * and the Node dev stack's, whose gateway serves the files (node:fs, which both runtimes have).
+ */
 export function createLocalStore(options: { root: string; bucket: string; baseUrl: () => string }): ResultStore {
   // Results go to one folder per month: create each once, not on every write (mkdir contends under load).
   const made = new Set<string>()
