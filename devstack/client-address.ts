@@ -14,7 +14,10 @@ export const socketAddress: ClientAddressSource = (_request, env) =>
  */
 export async function ensureClientAddressSecret(dataDir: string): Promise<string> {
   const file = join(dataDir, 'client-address-secret')
-  const saved = await readFile(file, 'utf8').then((text) => text.trim(), () => '')
+  const saved = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  )
   if (saved.length >= 32) return saved
   const secret = randomBytes(32).toString('hex')
   await mkdir(dataDir, { recursive: true })

@@ -18,7 +18,10 @@ const DEMO_CREDITS = 100
  */
 export async function ensureDemoKey(sql: Sql, dataDir: string): Promise<DemoKey & { created: boolean }> {
   const file = join(dataDir, 'demo-key.json')
-  const saved = await readFile(file, 'utf8').then((text) => JSON.parse(text) as DemoKey, () => null)
+  const saved = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as DemoKey,
+    () => null,
+  )
   if (saved) {
     const [row] = await sql`
       select a.balance::float8 as credits from tryon.api_keys k join tryon.accounts a on a.id = k.account_id
@@ -43,20 +46,31 @@ export interface DemoRequests {
 export async function writeDemoRequests(dataDir: string): Promise<DemoRequests> {
   const files = { standard: join(dataDir, 'demo-request.json'), wedding: join(dataDir, 'demo-wedding-request.json') }
   const dataUri = (type: string, bytes: Uint8Array) => `data:image/${type};base64,${encodeBase64(bytes)}`
-  await writeFile(files.standard, JSON.stringify({
-    userPhoto: dataUri('jpeg', demoShopperPhoto()),
-    productImage: dataUri('png', demoGarmentPhoto()),
-    clothingType: 'T-shirt',
-  }))
-  await writeFile(files.wedding, JSON.stringify({
-    userPhoto: dataUri('jpeg', demoBrideShopperPhoto()),
-    productImage: dataUri('png', demoGownPhoto()),
-    productType: 'wedding-dress',
-  }))
+  await writeFile(
+    files.standard,
+    JSON.stringify({
+      userPhoto: dataUri('jpeg', demoShopperPhoto()),
+      productImage: dataUri('png', demoGarmentPhoto()),
+      clothingType: 'T-shirt',
+    }),
+  )
+  await writeFile(
+    files.wedding,
+    JSON.stringify({
+      userPhoto: dataUri('jpeg', demoBrideShopperPhoto()),
+      productImage: dataUri('png', demoGownPhoto()),
+      productType: 'wedding-dress',
+    }),
+  )
   return files
 }
 
-export function demoBanner(options: { functionUrl: string; key: DemoKey & { created: boolean }; requests: DemoRequests; databaseUrl: string }): string {
+export function demoBanner(options: {
+  functionUrl: string
+  key: DemoKey & { created: boolean }
+  requests: DemoRequests
+  databaseUrl: string
+}): string {
   const { functionUrl, key, requests, databaseUrl } = options
   const curl = (file: string) => `curl -sS ${functionUrl} -H 'X-API-Key: ${key.apiKey}' -H 'Content-Type: application/json' -d @${file}`
   return [

@@ -19,7 +19,10 @@ export const passwordFile = (dataDir: string) => join(dataDir, 'db-password')
 /** The password kept in `dataDir`, made on first use: 24 random bytes, readable by the owner only. */
 export async function databasePassword(dataDir: string): Promise<string> {
   const file = passwordFile(dataDir)
-  const saved = await readFile(file, 'utf8').then((text) => text.trim(), () => '')
+  const saved = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  )
   if (saved) return saved
   const password = randomBytes(24).toString('base64url')
   await writeFile(file, `${password}\n`, { mode: 0o600 })
@@ -98,7 +101,14 @@ function authRequest(code: number, data: Buffer = Buffer.alloc(0)): Buffer {
 }
 
 function fatal(code: string, text: string): Buffer {
-  const fields = [['S', 'FATAL'], ['V', 'FATAL'], ['C', code], ['M', text]].map(([k, v]) => `${k}${v}\0`).join('')
+  const fields = [
+    ['S', 'FATAL'],
+    ['V', 'FATAL'],
+    ['C', code],
+    ['M', text],
+  ]
+    .map(([k, v]) => `${k}${v}\0`)
+    .join('')
   return message('E', Buffer.from(`${fields}\0`, 'utf8'))
 }
 
@@ -142,7 +152,8 @@ function authenticate(client: Socket, password: string, socketPath: string): voi
         if (code !== PROTOCOL_3) return refuse('0A000', 'unsupported frontend protocol')
         const fields = packet.subarray(8).toString('utf8').split('\0')
         const user = fields[fields.indexOf('user') + 1]
-        if (fields.indexOf('user') < 0 || user !== 'postgres') return refuse('28P01', `password authentication failed for user "${user ?? ''}"`)
+        if (fields.indexOf('user') < 0 || user !== 'postgres')
+          return refuse('28P01', `password authentication failed for user "${user ?? ''}"`)
         startup = Buffer.from(packet)
         stage = 'initial'
         client.write(authRequest(10, Buffer.from('SCRAM-SHA-256\0\0', 'latin1')))

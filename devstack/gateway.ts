@@ -80,7 +80,13 @@ export function createGateway(options: {
   gateway.notFound((c) => c.json(GATEWAY_NOT_FOUND, 404))
   // Hono's default prints the stack to stderr and answers text; this logs one redacted line and answers JSON.
   gateway.onError((error, c) => {
-    log({ level: 'error', msg: 'gateway error', method: c.req.method, path: redactKeys(new URL(c.req.url).pathname), error: redactKeys(String(error)) })
+    log({
+      level: 'error',
+      msg: 'gateway error',
+      method: c.req.method,
+      path: redactKeys(new URL(c.req.url).pathname),
+      error: redactKeys(String(error)),
+    })
     return c.json({ success: false, error: 'Internal error', errorCode: 'internal_error' }, 500)
   })
   return gateway

@@ -29,7 +29,8 @@ export const SUPABASE_ROLES = ['anon', 'authenticated', 'service_role']
  * whole server, so two databases being set up at once may race to create it.
  */
 export async function ensureSupabaseRoles(sql: Sql): Promise<void> {
-  await sql.unsafe(`
+  await sql
+    .unsafe(`
     do $$
     declare
       r text;
@@ -44,7 +45,8 @@ export async function ensureSupabaseRoles(sql: Sql): Promise<void> {
         end if;
       end loop;
     end
-    $$`).simple()
+    $$`)
+    .simple()
 }
 
 /**

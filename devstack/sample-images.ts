@@ -18,5 +18,7 @@ export function demoBrideShopperPhoto(): Uint8Array {
 }
 
 export function demoGownPhoto(): Uint8Array {
-  return encodePng(drawGarment({ kind: 'gown-with-train', color: [242, 236, 224], width: 480, height: 480, transparentBackground: true }).image)
+  return encodePng(
+    drawGarment({ kind: 'gown-with-train', color: [242, 236, 224], width: 480, height: 480, transparentBackground: true }).image,
+  )
 }

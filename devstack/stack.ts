@@ -61,7 +61,11 @@ function staleDatabase(error: MigrationHistoryError, options: DevStackOptions): 
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl)
     url.password = ''
-    return new MigrationHistoryError(error.unknown, `The database at ${url.href}`, 'Drop it and create it empty, or set DATABASE_URL to another one.')
+    return new MigrationHistoryError(
+      error.unknown,
+      `The database at ${url.href}`,
+      'Drop it and create it empty, or set DATABASE_URL to another one.',
+    )
   }
   return new MigrationHistoryError(
     error.unknown,
@@ -113,8 +117,12 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
 
   let pageHosts: ReadonlySet<string> = new Set()
   const gateway = createGateway({
-    functionApp: createApp(deps), storageRoot: root, bucket: settings.bucket, playgroundKey: options.playgroundKey,
-    pageHosts: () => pageHosts, log: deps.log,
+    functionApp: createApp(deps),
+    storageRoot: root,
+    bucket: settings.bucket,
+    playgroundKey: options.playgroundKey,
+    pageHosts: () => pageHosts,
+    log: deps.log,
   })
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: gateway.fetch, port: options.port ?? 54321, hostname: host }, () => resolve(s))
@@ -124,7 +132,9 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
     const body = JSON.stringify({ success: false, error: 'Malformed HTTP request', errorCode: 'invalid_request' })
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   })
   const port = (server.address() as AddressInfo).port
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
@@ -137,12 +147,19 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   const longestTryOnMs = generationTimeoutMs + storeTimeoutMs + databaseTimeoutMs + settlementRetry.budgetMs
   if (ttlSeconds * 1000 < longestTryOnMs) {
     // A reservation swept while its request still runs is refunded, and that request then fails.
-    deps.log({ level: 'warn', msg: 'the reservation TTL is shorter than a try-on may take; slow try-ons will be swept and fail', ttlSeconds, longestTryOnMs })
+    deps.log({
+      level: 'warn',
+      msg: 'the reservation TTL is shorter than a try-on may take; slow try-ons will be swept and fail',
+      ttlSeconds,
+      longestTryOnMs,
+    })
   }
   const sweeper = setInterval(() => {
     deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
     // Images of try-ons deleted with SQL alone (the admin CLI removes its own at once).
-    removeDeletedResults(sql, deps.store).catch((error) => deps.log({ level: 'error', msg: 'removing deleted results failed', error: String(error) }))
+    removeDeletedResults(sql, deps.store).catch((error) =>
+      deps.log({ level: 'error', msg: 'removing deleted results failed', error: String(error) }),
+    )
   }, sweepEveryMs)
   sweeper.unref()
 

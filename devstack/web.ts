@@ -19,7 +19,10 @@ export interface PlaygroundConfig {
 export async function playgroundPage(config: PlaygroundConfig): Promise<string> {
   const html = await readFile(webFile('playground.html'), 'utf8')
   const json = JSON.stringify(config).replaceAll('<', '\\u003c')
-  return html.replace('<script type="application/json" id="playground-config">{}</script>', () => `<script type="application/json" id="playground-config">${json}</script>`)
+  return html.replace(
+    '<script type="application/json" id="playground-config">{}</script>',
+    () => `<script type="application/json" id="playground-config">${json}</script>`,
+  )
 }
 
 const samples: Record<string, { type: string; draw: () => Uint8Array }> = {
@@ -48,11 +51,22 @@ function scriptHashes(html: string): string[] {
  */
 function page(c: Context, html: string): Response {
   const csp = [
-    "default-src 'self'", `script-src 'self' ${scriptHashes(html).join(' ')}`, "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:", "connect-src 'self' data: blob:", "object-src 'none'", "base-uri 'none'",
-    "form-action 'none'", "frame-ancestors 'none'",
+    "default-src 'self'",
+    `script-src 'self' ${scriptHashes(html).join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self' data: blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
   ].join('; ')
-  return c.html(html, 200, { 'Content-Security-Policy': csp, 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' })
+  return c.html(html, 200, {
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  })
 }
 
 /**
@@ -68,11 +82,17 @@ export function createWebRoutes(options: { playgroundKey?: () => string | undefi
   if (hosts) {
     web.use(async (c, next) => {
       const host = c.req.header('host')?.toLowerCase() ?? ''
-      if (!hosts().has(host)) return c.json({ success: false, error: 'This dev stack only answers pages to its own loopback address', errorCode: 'misdirected_request' }, 421)
+      if (!hosts().has(host))
+        return c.json(
+          { success: false, error: 'This dev stack only answers pages to its own loopback address', errorCode: 'misdirected_request' },
+          421,
+        )
       await next()
     })
   }
-  web.get('/tryon-widget.js', async (c) => c.body(await readFile(webFile('tryon-widget.js'), 'utf8'), 200, publicHeaders('text/javascript; charset=utf-8')))
+  web.get('/tryon-widget.js', async (c) =>
+    c.body(await readFile(webFile('tryon-widget.js'), 'utf8'), 200, publicHeaders('text/javascript; charset=utf-8')),
+  )
   web.get('/openapi.json', async (c) => c.body(await readFile(OPENAPI_FILE, 'utf8'), 200, publicHeaders('application/json')))
   web.get('/docs', async (c) => page(c, await readFile(webFile('docs.html'), 'utf8')))
 

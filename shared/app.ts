@@ -47,53 +47,53 @@ export function createApp(appDeps: Deps): OpenAPIHono<Env> {
   }
   const api = new OpenAPIHono<Env>({ defaultHook: validationHook })
   // A Content-Length over the cap is refused before reading; readBody's counter catches a missing or lying one.
-  const declaredTooLarge = bodyLimit({ maxSize: deps.config.maxBodyBytes, onError: () => Promise.reject(bodyTooLarge(deps.config.maxBodyBytes)) })
+  const declaredTooLarge = bodyLimit({
+    maxSize: deps.config.maxBodyBytes,
+    onError: () => Promise.reject(bodyTooLarge(deps.config.maxBodyBytes)),
+  })
   api.use(storefrontCors())
-  api.openapi(
-    { ...tryOnRoute, middleware: [authenticate, declaredTooLarge, readBody(deps)] },
-    async (c) => {
-      const credential = c.get('credential')
-      const origin = c.get('origin')
-      const { input, idempotency } = await tryOnInputOf(c.req.valid('json'), c.req.valid('header'), c.get('body'), credential.mode)
+  api.openapi({ ...tryOnRoute, middleware: [authenticate, declaredTooLarge, readBody(deps)] }, async (c) => {
+    const credential = c.get('credential')
+    const origin = c.get('origin')
+    const { input, idempotency } = await tryOnInputOf(c.req.valid('json'), c.req.valid('header'), c.get('body'), credential.mode)
 
-      const tryOnId = deps.ids.tryOnId()
-      const clientHash = await deps.clients.hash(deps.clients.addressOf(c.req.raw, c.env))
-      const begun = await deps.billing.begin({
-        keyHash: credential.keyHash,
-        origin,
-        tryOnId,
-        productKind: input.productKind,
-        clothingType: input.clothingType,
-        parentUrl: input.parentUrl,
-        locale: input.locale,
-        idempotency,
-        clientHash,
-        now: deps.clock(),
-      })
-      c.set('keyChecked', true)
-      switch (begun.verdict) {
-        case 'ok':
-          break
-        case 'insufficient_credits':
-          throw insufficientCredits()
-        case 'replay':
-          return c.json(begun.response as TryOnSuccessBody, 200, { 'Idempotent-Replayed': 'true' })
-        case 'idempotency_in_progress':
-          throw catalogued('idempotency_key_in_progress')
-        case 'idempotency_mismatch':
-          throw catalogued('idempotency_key_reused')
-        case 'rate_limited':
-        case 'daily_cap_reached':
-        case 'free_deliveries_exhausted':
-          throw limitExceeded(begun.verdict, begun.retryAfterSeconds)
-        default:
-          throw keyRefusal(begun.verdict)
-      }
+    const tryOnId = deps.ids.tryOnId()
+    const clientHash = await deps.clients.hash(deps.clients.addressOf(c.req.raw, c.env))
+    const begun = await deps.billing.begin({
+      keyHash: credential.keyHash,
+      origin,
+      tryOnId,
+      productKind: input.productKind,
+      clothingType: input.clothingType,
+      parentUrl: input.parentUrl,
+      locale: input.locale,
+      idempotency,
+      clientHash,
+      now: deps.clock(),
+    })
+    c.set('keyChecked', true)
+    switch (begun.verdict) {
+      case 'ok':
+        break
+      case 'insufficient_credits':
+        throw insufficientCredits()
+      case 'replay':
+        return c.json(begun.response as TryOnSuccessBody, 200, { 'Idempotent-Replayed': 'true' })
+      case 'idempotency_in_progress':
+        throw catalogued('idempotency_key_in_progress')
+      case 'idempotency_mismatch':
+        throw catalogued('idempotency_key_reused')
+      case 'rate_limited':
+      case 'daily_cap_reached':
+      case 'free_deliveries_exhausted':
+        throw limitExceeded(begun.verdict, begun.retryAfterSeconds)
+      default:
+        throw keyRefusal(begun.verdict)
+    }
 
-      const result = await runTryOn(deps, { tryOnId, keyMode: credential.mode, input, requestId: c.get('requestId') })
-      return c.json(result, 200)
-    },
-  )
+    const result = await runTryOn(deps, { tryOnId, keyMode: credential.mode, input, requestId: c.get('requestId') })
+    return c.json(result, 200)
+  })
   api.openAPIRegistry.registerPath(preflightRoute)
   api.all('/', () => {
     throw new ApiError('method_not_allowed', 'Use POST with a JSON body', { Allow: 'POST, OPTIONS' })

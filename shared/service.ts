@@ -38,8 +38,13 @@ function liveTrainScorer(providers: Settings['providers'], runtime: ReturnType<t
   }
   if (providers.trainScorer === 'vertex' && providers.vertex) {
     const vertex = providers.vertex
-    const tokens = vertex.serviceAccount ? serviceAccountTokens(vertex.serviceAccount, runtime) : staticAccessToken(vertex.accessToken ?? '')
-    return createVertexTrainScorer({ project: vertex.project, location: vertex.location, model: vertex.scorerModel, baseUrl: vertex.baseUrl, tokens }, runtime)
+    const tokens = vertex.serviceAccount
+      ? serviceAccountTokens(vertex.serviceAccount, runtime)
+      : staticAccessToken(vertex.accessToken ?? '')
+    return createVertexTrainScorer(
+      { project: vertex.project, location: vertex.location, model: vertex.scorerModel, baseUrl: vertex.baseUrl, tokens },
+      runtime,
+    )
   }
   return undefined
 }
@@ -49,19 +54,32 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   const log = platform.log ?? jsonLogger
   const localWork = createWorkGate({ ...settings.service.localWork, retryAfterSeconds: LOCAL_WORK_RETRY_AFTER_SECONDS })
   const local = gatedEngine(createLocalEngine(), localWork)
-  const localBridal = gatedBridalSteps({ pretreatment: createLocalPretreatment({ guidance: 'draws' }), scorer: createLocalTrainScorer() }, localWork)
-  const fetchImage = createImageFetcher({ fetch: platform.fetch, resolveHost: platform.resolveHost, allowPrivateHosts: settings.allowPrivateImageHosts })
+  const localBridal = gatedBridalSteps(
+    { pretreatment: createLocalPretreatment({ guidance: 'draws' }), scorer: createLocalTrainScorer() },
+    localWork,
+  )
+  const fetchImage = createImageFetcher({
+    fetch: platform.fetch,
+    resolveHost: platform.resolveHost,
+    allowPrivateHosts: settings.allowPrivateImageHosts,
+  })
   // Provider hosts are the operator's configuration, so API calls use the plain fetch; the result URLs a provider
   // answers with are not, so they are downloaded through the guarded image fetcher.
   const runtime = providerRuntime({ log, fetchImage })
   const { providers } = settings
   const { header, secret } = settings.clientAddress
   if (!secret) {
-    throw new Error('Set TRYON_CLIENT_ADDRESS_SECRET (32 or more random characters, e.g. `openssl rand -hex 32`): client addresses are kept only as an HMAC keyed with it')
+    throw new Error(
+      'Set TRYON_CLIENT_ADDRESS_SECRET (32 or more random characters, e.g. `openssl rand -hex 32`): ' +
+        'client addresses are kept only as an HMAC keyed with it',
+    )
   }
   // What the pre-treatment supplies depends on the engine that will run first (README "Wedding-dress mode, per engine").
   const liveLocal = gatedBridalSteps(
-    { pretreatment: createLocalPretreatment({ guidance: TRAIN_GUIDANCE[providers.engines[0]] ?? 'none' }), scorer: createLocalTrainScorer() },
+    {
+      pretreatment: createLocalPretreatment({ guidance: TRAIN_GUIDANCE[providers.engines[0]] ?? 'none' }),
+      scorer: createLocalTrainScorer(),
+    },
     localWork,
   )
   const liveBridal: BridalSteps = { pretreatment: liveLocal.pretreatment, scorer: liveTrainScorer(providers, runtime) ?? liveLocal.scorer }

@@ -72,8 +72,10 @@ export function union(...shapes: Shape[]): Shape {
   return {
     distance: (x, y) => Math.min(...shapes.map((s) => s.distance(x, y))),
     bounds: [
-      Math.min(...shapes.map((s) => s.bounds[0])), Math.min(...shapes.map((s) => s.bounds[1])),
-      Math.max(...shapes.map((s) => s.bounds[2])), Math.max(...shapes.map((s) => s.bounds[3])),
+      Math.min(...shapes.map((s) => s.bounds[0])),
+      Math.min(...shapes.map((s) => s.bounds[1])),
+      Math.max(...shapes.map((s) => s.bounds[2])),
+      Math.max(...shapes.map((s) => s.bounds[3])),
     ],
   }
 }

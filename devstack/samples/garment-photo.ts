@@ -20,54 +20,176 @@ const ASPECT: Record<GarmentKind, number> = { tshirt: 0.95, trousers: 2.3, dress
 function outline(kind: GarmentKind): { body: Shape[]; holes: Shape[]; trims: Shape[] } {
   const mirror = (points: Point[]): Point[] => points.map(([x, y]) => [-x, y])
   if (kind === 'tshirt') {
-    const sleeve: Point[] = [[0.2, 0.03], [0.5, 0.27], [0.4, 0.44], [0.27, 0.34]]
+    const sleeve: Point[] = [
+      [0.2, 0.03],
+      [0.5, 0.27],
+      [0.4, 0.44],
+      [0.27, 0.34],
+    ]
     return {
-      body: [polygon([[-0.26, 0.03], [0.26, 0.03], [0.27, 0.3], [0.27, 1], [-0.27, 1], [-0.27, 0.3]]), polygon(sleeve), polygon(mirror(sleeve))],
+      body: [
+        polygon([
+          [-0.26, 0.03],
+          [0.26, 0.03],
+          [0.27, 0.3],
+          [0.27, 1],
+          [-0.27, 1],
+          [-0.27, 0.3],
+        ]),
+        polygon(sleeve),
+        polygon(mirror(sleeve)),
+      ],
       holes: [ellipse(0, 0.0, 0.11, 0.09)],
-      trims: [polygon([[-0.27, 0.965], [0.27, 0.965], [0.27, 1], [-0.27, 1]])],
+      trims: [
+        polygon([
+          [-0.27, 0.965],
+          [0.27, 0.965],
+          [0.27, 1],
+          [-0.27, 1],
+        ]),
+      ],
     }
   }
   if (kind === 'trousers') {
-    const leg: Point[] = [[-0.42, 0.03], [0.02, 0.03], [0, 0.3], [-0.06, 1], [-0.5, 1], [-0.46, 0.32]]
+    const leg: Point[] = [
+      [-0.42, 0.03],
+      [0.02, 0.03],
+      [0, 0.3],
+      [-0.06, 1],
+      [-0.5, 1],
+      [-0.46, 0.32],
+    ]
     return {
       body: [polygon(leg), polygon(mirror(leg))],
       holes: [],
-      trims: [polygon([[-0.42, 0], [0.42, 0], [0.42, 0.045], [-0.42, 0.045]])],
+      trims: [
+        polygon([
+          [-0.42, 0],
+          [0.42, 0],
+          [0.42, 0.045],
+          [-0.42, 0.045],
+        ]),
+      ],
     }
   }
   if (kind === 'gown') {
-    const strap: Point[] = [[0.15, 0], [0.2, 0], [0.22, 0.06], [0.12, 0.06]]
+    const strap: Point[] = [
+      [0.15, 0],
+      [0.2, 0],
+      [0.22, 0.06],
+      [0.12, 0.06],
+    ]
     return {
       body: [
-        polygon([[-0.22, 0.05], [0.22, 0.05], [0.17, 0.26], [-0.17, 0.26]]),
-        polygon([[-0.17, 0.25], [0.17, 0.25], [0.36, 1], [-0.36, 1]]),
-        polygon(strap), polygon(mirror(strap)),
+        polygon([
+          [-0.22, 0.05],
+          [0.22, 0.05],
+          [0.17, 0.26],
+          [-0.17, 0.26],
+        ]),
+        polygon([
+          [-0.17, 0.25],
+          [0.17, 0.25],
+          [0.36, 1],
+          [-0.36, 1],
+        ]),
+        polygon(strap),
+        polygon(mirror(strap)),
       ],
       holes: [ellipse(0, 0.04, 0.1, 0.05)],
-      trims: [polygon([[-0.17, 0.24], [0.17, 0.24], [0.17, 0.265], [-0.17, 0.265]])],
+      trims: [
+        polygon([
+          [-0.17, 0.24],
+          [0.17, 0.24],
+          [0.17, 0.265],
+          [-0.17, 0.265],
+        ]),
+      ],
     }
   }
   if (kind === 'dress' || kind === 'gown-with-train') {
     const top = kind === 'dress' ? 0.26 : 0.17
     const waist = kind === 'dress' ? 0.2 : 0.13
     const waistY = kind === 'dress' ? 0.36 : 0.27
-    const strap: Point[] = [[top - 0.09, 0], [top - 0.02, 0], [top, 0.07], [top - 0.12, 0.07]]
+    const strap: Point[] = [
+      [top - 0.09, 0],
+      [top - 0.02, 0],
+      [top, 0.07],
+      [top - 0.12, 0.07],
+    ]
     const hem = kind === 'dress' ? 0.5 : 0.36
     const body = [
-      polygon([[-top, 0.06], [top, 0.06], [waist, waistY], [-waist, waistY]]),
-      polygon([[-waist, waistY - 0.01], [waist, waistY - 0.01], [hem, kind === 'dress' ? 1 : 0.9], [-hem, kind === 'dress' ? 1 : 0.9]]),
-      polygon(strap), polygon(mirror(strap)),
+      polygon([
+        [-top, 0.06],
+        [top, 0.06],
+        [waist, waistY],
+        [-waist, waistY],
+      ]),
+      polygon([
+        [-waist, waistY - 0.01],
+        [waist, waistY - 0.01],
+        [hem, kind === 'dress' ? 1 : 0.9],
+        [-hem, kind === 'dress' ? 1 : 0.9],
+      ]),
+      polygon(strap),
+      polygon(mirror(strap)),
     ]
     // The train lies spread on the floor around the hem, wider than the skirt, ending in a rounded edge.
     if (kind === 'gown-with-train') body.push(ellipse(0, 0.9, 0.5, 0.1))
-    return { body, holes: [ellipse(0, 0.05, top - 0.12, 0.07)], trims: [polygon([[-waist, waistY - 0.02], [waist, waistY - 0.02], [waist, waistY + 0.01], [-waist, waistY + 0.01]])] }
+    return {
+      body,
+      holes: [ellipse(0, 0.05, top - 0.12, 0.07)],
+      trims: [
+        polygon([
+          [-waist, waistY - 0.02],
+          [waist, waistY - 0.02],
+          [waist, waistY + 0.01],
+          [-waist, waistY + 0.01],
+        ]),
+      ],
+    }
   }
-  const sleeve: Point[] = [[0.24, 0.04], [0.4, 0.1], [0.5, 0.86], [0.37, 0.88], [0.29, 0.3]]
-  const lapel: Point[] = [[-0.08, 0.02], [0, 0.42], [-0.02, 0.42], [-0.15, 0.12]]
+  const sleeve: Point[] = [
+    [0.24, 0.04],
+    [0.4, 0.1],
+    [0.5, 0.86],
+    [0.37, 0.88],
+    [0.29, 0.3],
+  ]
+  const lapel: Point[] = [
+    [-0.08, 0.02],
+    [0, 0.42],
+    [-0.02, 0.42],
+    [-0.15, 0.12],
+  ]
   return {
-    body: [polygon([[-0.3, 0.04], [0.3, 0.04], [0.31, 1], [-0.31, 1]]), polygon(sleeve), polygon(mirror(sleeve))],
-    holes: [polygon([[-0.08, 0.0], [0.08, 0.0], [0.0, 0.4]])],
-    trims: [polygon(lapel), polygon(mirror(lapel)), polygon([[-0.006, 0.4], [0.006, 0.4], [0.006, 1], [-0.006, 1]])],
+    body: [
+      polygon([
+        [-0.3, 0.04],
+        [0.3, 0.04],
+        [0.31, 1],
+        [-0.31, 1],
+      ]),
+      polygon(sleeve),
+      polygon(mirror(sleeve)),
+    ],
+    holes: [
+      polygon([
+        [-0.08, 0.0],
+        [0.08, 0.0],
+        [0.0, 0.4],
+      ]),
+    ],
+    trims: [
+      polygon(lapel),
+      polygon(mirror(lapel)),
+      polygon([
+        [-0.006, 0.4],
+        [0.006, 0.4],
+        [0.006, 1],
+        [-0.006, 1],
+      ]),
+    ],
   }
 }
 
@@ -82,7 +204,12 @@ export function drawGarment(options: GarmentPhotoOptions): { image: RgbaImage; b
   const y0 = (height - garmentHeight) / 2
   const toPixels = (shape: Shape): Shape => ({
     distance: (x, y) => shape.distance((x - x0) / garmentWidth - 0.5, (y - y0) / garmentHeight) * garmentWidth,
-    bounds: [x0 + (shape.bounds[0] + 0.5) * garmentWidth, y0 + shape.bounds[1] * garmentHeight, x0 + (shape.bounds[2] + 0.5) * garmentWidth, y0 + shape.bounds[3] * garmentHeight],
+    bounds: [
+      x0 + (shape.bounds[0] + 0.5) * garmentWidth,
+      y0 + shape.bounds[1] * garmentHeight,
+      x0 + (shape.bounds[2] + 0.5) * garmentWidth,
+      y0 + shape.bounds[3] * garmentHeight,
+    ],
   })
   const { body, holes, trims } = outline(kind)
   const canvas = new Canvas(width, height)

@@ -55,9 +55,21 @@ export function shopperGeometry(width: number, height: number, fullLength = true
   const legBoxes = (from: number, to: number, halfWidth: number, offset: number): Box[] =>
     [-1, 1].map((side) => clip([cx + side * offset - halfWidth, at(from), cx + side * offset + halfWidth, at(to)]))
   return {
-    width, height, fullLength, centreX: cx, figureHeight: H, headTop,
-    chinY: at(0.125), shoulderY: at(0.175), shoulderHalfWidth: 0.115 * H,
-    waistY: at(0.4), hipY: at(0.5), crotchY: at(0.525), kneeY: at(0.72), ankleY: at(0.955), floorY: at(1),
+    width,
+    height,
+    fullLength,
+    centreX: cx,
+    figureHeight: H,
+    headTop,
+    chinY: at(0.125),
+    shoulderY: at(0.175),
+    shoulderHalfWidth: 0.115 * H,
+    waistY: at(0.4),
+    hipY: at(0.5),
+    crotchY: at(0.525),
+    kneeY: at(0.72),
+    ankleY: at(0.955),
+    floorY: at(1),
     face: [cx - 0.028 * H, at(0.07), cx + 0.028 * H, at(0.115)],
     torso: [cx - 0.055 * H, at(0.21), cx + 0.055 * H, at(0.4)],
     thighs: legBoxes(0.56, 0.68, 0.022 * H, 0.052 * H),
@@ -87,35 +99,87 @@ export function drawShopper(options: ShopperPhotoOptions): { image: RgbaImage; g
   const noise = valueNoise(seed, Math.max(2, H / 90))
   const grain = random(seed * 7 + 3)
   // Soft light from the upper left, so the engine has real shading to carry through.
-  const lit = (colour: Rgb, strength = 1) => (x: number, y: number): Rgb =>
-    shade(colour, 1 + strength * (0.09 * ((cx - x) / (0.2 * H)) + 0.035 * noise(x, y) - 0.04 * ((y - g.headTop) / H)))
+  const lit =
+    (colour: Rgb, strength = 1) =>
+    (x: number, y: number): Rgb =>
+      shade(colour, 1 + strength * (0.09 * ((cx - x) / (0.2 * H)) + 0.035 * noise(x, y) - 0.04 * ((y - g.headTop) / H)))
 
   const canvas = new Canvas(width, height)
   const backdrop = options.background ?? [236, 233, 228]
   canvas.fillAll((x, y) => {
-    const base: Rgb = backdrop === 'gradient' ? [246 - 30 * (y / height), 242 - 28 * (y / height), 236 - 20 * (y / height) + 8 * (x / width)] : backdrop
+    const base: Rgb =
+      backdrop === 'gradient' ? [246 - 30 * (y / height), 242 - 28 * (y / height), 236 - 20 * (y / height) + 8 * (x / width)] : backdrop
     const jitter = (grain() - 0.5) * 4
     return [base[0] + jitter, base[1] + jitter, base[2] + jitter]
   })
-  if (g.fullLength) canvas.fill(ellipse(cx, g.floorY, 0.16 * H, 0.012 * H), shade(backdrop === 'gradient' ? [216, 214, 214] : backdrop, 0.88))
+  if (g.fullLength)
+    canvas.fill(ellipse(cx, g.floorY, 0.16 * H, 0.012 * H), shade(backdrop === 'gradient' ? [216, 214, 214] : backdrop, 0.88))
 
   const side = (s: number, f: number) => cx + s * f * H
   const limb = (s: number, points: [number, number, number][]): Shape =>
-    union(...points.slice(1).map((p, i) => capsule([side(s, points[i][0]), at(points[i][1])], points[i][2] * H, [side(s, p[0]), at(p[1])], p[2] * H)))
+    union(
+      ...points
+        .slice(1)
+        .map((p, i) => capsule([side(s, points[i][0]), at(points[i][1])], points[i][2] * H, [side(s, p[0]), at(p[1])], p[2] * H)),
+    )
   for (const s of [-1, 1]) {
-    canvas.fill(limb(s, [[0.052, 0.5, 0.052], [0.056, 0.72, 0.036], [0.055, 0.955, 0.026]]), lit(trousers))
+    canvas.fill(
+      limb(s, [
+        [0.052, 0.5, 0.052],
+        [0.056, 0.72, 0.036],
+        [0.055, 0.955, 0.026],
+      ]),
+      lit(trousers),
+    )
     canvas.fill(ellipse(side(s, 0.065), at(0.975), 0.038 * H, 0.022 * H), shoes)
-    canvas.fill(limb(s, [[0.155, 0.36, 0.024], [0.165, 0.47, 0.019]]), lit(skin))
+    canvas.fill(
+      limb(s, [
+        [0.155, 0.36, 0.024],
+        [0.165, 0.47, 0.019],
+      ]),
+      lit(skin),
+    )
     canvas.fill(ellipse(side(s, 0.167), at(0.5), 0.02 * H, 0.034 * H), lit(skin))
   }
-  canvas.fill(polygon([[side(-1, 0.1), at(0.44)], [side(1, 0.1), at(0.44)], [side(1, 0.1), at(0.51)], [cx, at(0.545)], [side(-1, 0.1), at(0.51)]]), lit(trousers))
+  canvas.fill(
+    polygon([
+      [side(-1, 0.1), at(0.44)],
+      [side(1, 0.1), at(0.44)],
+      [side(1, 0.1), at(0.51)],
+      [cx, at(0.545)],
+      [side(-1, 0.1), at(0.51)],
+    ]),
+    lit(trousers),
+  )
   canvas.fill(capsule([cx, at(0.1)], 0.026 * H, [cx, at(0.18)], 0.028 * H), lit(skin, 0.6))
   const torso = union(
-    polygon([[side(-1, 0.105), at(0.17)], [side(1, 0.105), at(0.17)], [side(1, 0.118), at(0.19)], [side(1, 0.094), at(0.3)], [side(-1, 0.094), at(0.3)], [side(-1, 0.118), at(0.19)]]),
-    polygon([[side(-1, 0.094), at(0.3)], [side(1, 0.094), at(0.3)], [side(1, 0.086), at(0.4)], [side(-1, 0.086), at(0.4)]]),
-    polygon([[side(-1, 0.086), at(0.4)], [side(1, 0.086), at(0.4)], [side(1, 0.1), at(0.47)], [side(-1, 0.1), at(0.47)]]),
+    polygon([
+      [side(-1, 0.105), at(0.17)],
+      [side(1, 0.105), at(0.17)],
+      [side(1, 0.118), at(0.19)],
+      [side(1, 0.094), at(0.3)],
+      [side(-1, 0.094), at(0.3)],
+      [side(-1, 0.118), at(0.19)],
+    ]),
+    polygon([
+      [side(-1, 0.094), at(0.3)],
+      [side(1, 0.094), at(0.3)],
+      [side(1, 0.086), at(0.4)],
+      [side(-1, 0.086), at(0.4)],
+    ]),
+    polygon([
+      [side(-1, 0.086), at(0.4)],
+      [side(1, 0.086), at(0.4)],
+      [side(1, 0.1), at(0.47)],
+      [side(-1, 0.1), at(0.47)],
+    ]),
   )
-  const sleeves = [-1, 1].map((s) => limb(s, [[0.112, 0.19, 0.034], [0.15, 0.3, 0.03]]))
+  const sleeves = [-1, 1].map((s) =>
+    limb(s, [
+      [0.112, 0.19, 0.034],
+      [0.15, 0.3, 0.03],
+    ]),
+  )
   const folds = (x: number, y: number) => 0.06 * Math.sin((x - cx) / (0.018 * H) + 2 * noise(x, y))
   canvas.fill(union(torso, ...sleeves), (x, y) => shade(lit(shirt)(x, y), 1 + folds(x, y)))
   canvas.fill(ellipse(cx, at(0.176), 0.03 * H, 0.014 * H), lit(skin, 0.6))

@@ -185,9 +185,12 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
 
   const billing: BillingStore = {
     async authorize(keyHash, origin, now) {
-      const [row] = await bounded(timeoutMs, sql<{ verdict: KeyVerdict }[]>`
+      const [row] = await bounded(
+        timeoutMs,
+        sql<{ verdict: KeyVerdict }[]>`
         select verdict from tryon.authorize_api_key(decode(${toHex(keyHash)}, 'hex'), ${origin},
-                                                    ${now ? now.toISOString() : null}::timestamptz)`)
+                                                    ${now ? now.toISOString() : null}::timestamptz)`,
+      )
       return row.verdict
     },
 
@@ -202,7 +205,7 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
             ${idempotency ? sql`decode(${toHex(idempotency.requestHash)}, 'hex')` : null},
             ${request.clientHash ? sql`decode(${toHex(request.clientHash)}, 'hex')` : null},
             ${request.now ? request.now.toISOString() : null}::timestamptz)`
-      let row
+      let row: BeginRow
       try {
         ;[row] = await bounded(timeoutMs, call)
       } catch (error) {
@@ -233,13 +236,14 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
     },
 
     async settle(request) {
-      const [row] = await bounded(timeoutMs, sql<
-        { settled: boolean; status: Settlement['status']; credits_charged: number; balance: string; short_id: string | null }[]
-      >`
+      const [row] = await bounded(
+        timeoutMs,
+        sql<{ settled: boolean; status: Settlement['status']; credits_charged: number; balance: string; short_id: string | null }[]>`
         select settled, status, credits_charged, balance, short_id
           from tryon.settle_tryon(${request.tryOnId}, ${request.outcome}, ${request.shortId ?? null},
                                   ${request.resultPath ?? null}, ${request.engine ?? null},
-                                  ${request.response ? sql.json(request.response as postgres.JSONValue) : null})`)
+                                  ${request.response ? sql.json(request.response as postgres.JSONValue) : null})`,
+      )
       return {
         settled: row.settled,
         status: row.status,
@@ -250,8 +254,11 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
     },
 
     async sweep(olderThanSeconds) {
-      const [row] = await bounded(timeoutMs, sql<{ refunded: number }[]>`
-        select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`)
+      const [row] = await bounded(
+        timeoutMs,
+        sql<{ refunded: number }[]>`
+        select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`,
+      )
       return row.refunded
     },
 

@@ -59,7 +59,11 @@ function robustQuadratic(values: number[]): { at(t: number): number; fits(value:
   let coefficients = [median(values), 0, 0]
   let limit = Infinity
   for (let round = 0; round < 3; round++) {
-    const m = [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    const m = [
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+    ]
     for (let i = 0; i < n; i++) {
       if (!keep[i]) continue
       const t = n > 1 ? i / (n - 1) : 0

@@ -6,6 +6,7 @@ import type { AccessTokenSource } from '../engine/providers/google-auth.ts'
 import { excerpt, ProviderError, requestJson, type JsonAnswer, type RetryPolicy } from '../engine/providers/http.ts'
 import { prepareInput, type InputPolicy, type PreparedImage } from '../engine/providers/images.ts'
 import type { ProviderRuntime } from '../engine/providers/runtime.ts'
+import { vertexModelUrl } from '../engine/providers/vertex.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
 
 export interface GeminiScorerConfig extends GeminiConfig {
@@ -32,11 +33,13 @@ const TRAIN_LENGTHS = ['none', 'short', 'medium', 'long'] as const
 const RUBRIC = [
   'You check wedding-dress virtual try-on results. Answer each question about the images literally; do not grade overall.',
   "Image 1 is the shopper's original photo. Image 2 is the product photo of the gown. Image 3 is the generated try-on.",
-  'gownOnBody: in image 3, is the gown of image 2 worn on the person: bodice on the torso, skirt hanging from the waist over the legs (not floating, not beside the person, not on the head, not a slab of fabric on the floor)?',
+  'gownOnBody: in image 3, is the gown of image 2 worn on the person: bodice on the torso, skirt hanging from the waist over the legs ' +
+    '(not floating, not beside the person, not on the head, not a slab of fabric on the floor)?',
   'croppedAboveFeet: is image 3 cut off above the feet or the hem, so that the floor around the feet cannot be seen?',
-  "trainOnFloor: does fabric of the gown lie on the floor beyond the feet (a train), behind or around them?",
+  'trainOnFloor: does fabric of the gown lie on the floor beyond the feet (a train), behind or around them?',
   'trainContinuous: is that fabric one piece with the skirt, flowing out of the hem with no gap, seam or separate patch?',
-  "trainLength: how far that fabric reaches beyond the feet: none, short (under a tenth of the person's height), medium, or long (a quarter of the height or more).",
+  "trainLength: how far that fabric reaches beyond the feet: none, short (under a tenth of the person's height), medium, " +
+    'or long (a quarter of the height or more).',
   'samePerson: is image 3 the same person, pose and background as image 1?',
 ].join('\n')
 
@@ -82,7 +85,10 @@ export function scoreFromAnswers(a: JudgeAnswers): number {
 
 /** The answers in a reply (possibly in a ```json fence); undefined unless every required answer has its type. */
 export function answersOf(text: string): JudgeAnswers | undefined {
-  const json = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '')
+  const json = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '')
   let parsed: unknown
   try {
     parsed = JSON.parse(json)
@@ -107,7 +113,7 @@ function judgeRequest(images: PreparedImage[], part: (image: PreparedImage) => R
 
 type Transport = (body: (part: (image: PreparedImage) => Record<string, unknown>) => unknown, signal?: AbortSignal) => Promise<JsonAnswer>
 
-function createJudge(name: string, runtime: ProviderRuntime, part: (image: PreparedImage) => Record<string, unknown>, send: Transport): TrainScorer {
+function createJudge(name: string, runtime: ProviderRuntime, send: Transport): TrainScorer {
   const unavailable = (reason: string, detail: Record<string, unknown> = {}): ScoreOutcome => {
     runtime.log({ level: 'warn', msg: `${name} train judge unavailable`, reason, ...detail })
     return { kind: 'unavailable', reason: `${name} judge: ${reason}` }
@@ -118,7 +124,11 @@ function createJudge(name: string, runtime: ProviderRuntime, part: (image: Prepa
       try {
         const generated = asInput(result)
         if (!generated) return unavailable('the generated image could not be read')
-        const images = [prepareInput(person, 'userPhoto', SCORER_INPUT), prepareInput(garment, 'productImage', SCORER_INPUT), prepareInput(generated, 'userPhoto', SCORER_INPUT)]
+        const images = [
+          prepareInput(person, 'userPhoto', SCORER_INPUT),
+          prepareInput(garment, 'productImage', SCORER_INPUT),
+          prepareInput(generated, 'userPhoto', SCORER_INPUT),
+        ]
         const answer = await send((p) => judgeRequest(images, p), signal)
         if (answer.status !== 200) return unavailable(`HTTP ${answer.status}`, { provider: excerpt(answer.body) })
         const reply = readReply(answer.body)
@@ -130,7 +140,9 @@ function createJudge(name: string, runtime: ProviderRuntime, part: (image: Prepa
         runtime.log({ level: 'info', msg: `${name} train judge answered`, ...answers })
         return { kind: 'scored', score: scoreFromAnswers(answers) }
       } catch (error) {
-        return unavailable(error instanceof ProviderError ? error.kind : 'unexpected error', { error: error instanceof Error ? error.message : String(error) })
+        return unavailable(error instanceof ProviderError ? error.kind : 'unexpected error', {
+          error: error instanceof Error ? error.message : String(error),
+        })
       }
     },
   }
@@ -143,7 +155,7 @@ function createJudge(name: string, runtime: ProviderRuntime, part: (image: Prepa
  * `unavailable`: trainScore null, charged in full as the spec requires.
  */
 export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: ProviderRuntime): TrainScorer {
-  return createJudge('gemini', runtime, inlineImagePart, (body, signal) =>
+  return createJudge('gemini', runtime, (body, signal) =>
     generateContent(runtime, config, {
       provider: 'gemini-judge',
       model: config.model,
@@ -159,8 +171,7 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
 /**
  * The same judge on Gemini in Vertex AI, for deployments that have a Vertex service account (the one the
  * Virtual Try-On model uses) and no Gemini API key. Vertex AI serves Gemini at
- * POST https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent
- * (aiplatform.googleapis.com without a region prefix for location `global`), with an OAuth bearer token of
+ * `{model}:generateContent` on Vertex's model URL (vertexModelUrl in shared/engine/providers/vertex.ts), with an OAuth bearer token of
  * the cloud-platform scope; the request and answer bodies are the Gemini API's, parts written in camelCase
  * (inlineData.mimeType) as its reference shows
  * (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference).
@@ -168,7 +179,7 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
 export function createVertexTrainScorer(config: VertexScorerConfig, runtime: ProviderRuntime): TrainScorer {
   const url = vertexGenerateContentUrl(config)
   const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) } })
-  return createJudge('vertex', runtime, part, async (body, signal) => {
+  return createJudge('vertex', runtime, async (body, signal) => {
     const call = async () =>
       requestJson(runtime, {
         provider: 'vertex-judge',
@@ -190,9 +201,7 @@ export function createVertexTrainScorer(config: VertexScorerConfig, runtime: Pro
 }
 
 export function vertexGenerateContentUrl(config: Pick<VertexScorerConfig, 'project' | 'location' | 'model' | 'baseUrl'>): string {
-  const host = config.location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${config.location}-aiplatform.googleapis.com`
-  const base = (config.baseUrl ?? host).replace(/\/+$/, '')
-  return `${base}/v1/projects/${encodeURIComponent(config.project)}/locations/${encodeURIComponent(config.location)}/publishers/google/models/${encodeURIComponent(config.model)}:generateContent`
+  return vertexModelUrl(config, config.model, 'generateContent')
 }
 
 function asInput(image: GeneratedImage): InputImage | undefined {

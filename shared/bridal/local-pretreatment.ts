@@ -1,4 +1,4 @@
-import type { InputImage, TrainSpec } from '../engine/types.ts'
+import type { TrainSpec } from '../engine/types.ts'
 import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
 import type { GarmentShape } from '../engine/local/garment-shape.ts'
@@ -50,8 +50,10 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
         if (error instanceof ImageDecodeError) return { kind: 'unavailable', reason: 'an image could not be decoded' }
         throw error
       }
-      if (cutout.separated && cutout.hasLegs) return { kind: 'unavailable', reason: 'the garment has no train to render', category: 'bottom' }
-      if (!cutout.separated || !cutout.shape) return { kind: 'unavailable', reason: 'no gown could be cut cleanly out of the product photo' }
+      if (cutout.separated && cutout.hasLegs)
+        return { kind: 'unavailable', reason: 'the garment has no train to render', category: 'bottom' }
+      if (!cutout.separated || !cutout.shape)
+        return { kind: 'unavailable', reason: 'no gown could be cut cleanly out of the product photo' }
       // A top, trousers or a short dress has no train to render: a standard try-on at 1 credit, never a free image.
       if (!cutout.shape.hasTrain) {
         const dress = cutout.shape.lengthOverBodice >= 2 && cutout.shape.skirtOverBodice >= 1
@@ -70,7 +72,12 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
       if (room >= wanted) return { kind: 'prepared', garment, train }
       const rows = Math.ceil(((wanted - room) * body.figureHeight * person.height) / small.height)
       const padded = padWithFloor(person, rows, standingOnEdge(segmentation.mask))
-      return { kind: 'prepared', garment, train, person: { ...padded, addedFloorRows: padded.height - person.height + (person.addedFloorRows ?? 0) } }
+      return {
+        kind: 'prepared',
+        garment,
+        train,
+        person: { ...padded, addedFloorRows: padded.height - person.height + (person.addedFloorRows ?? 0) },
+      }
     },
   }
 }

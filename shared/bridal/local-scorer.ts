@@ -70,9 +70,13 @@ export function createLocalTrainScorer(): TrainScorer {
         shopper = analyseShopper(photo, floorRowsIn(person, photo.height))
         original = shopper.small
         generated = toSize(decoded, original.width, original.height)
-        fabric = meanColour(extractGarment(downscaleToFit(decodeImage(garment.bytes, garment.format, { minLongSide: 256, expected: garment, budget }), 256)).image)
+        fabric = meanColour(
+          extractGarment(downscaleToFit(decodeImage(garment.bytes, garment.format, { minLongSide: 256, expected: garment, budget }), 256))
+            .image,
+        )
       } catch (error) {
-        if (error instanceof ImageDecodeError) return { kind: 'unavailable', reason: `an image could not be decoded for scoring: ${error.message}` }
+        if (error instanceof ImageDecodeError)
+          return { kind: 'unavailable', reason: `an image could not be decoded for scoring: ${error.message}` }
         throw error
       }
       const measured = measureTrain(generated, original, fabric, shopper.body)
@@ -82,7 +86,12 @@ export function createLocalTrainScorer(): TrainScorer {
   }
 }
 
-export function measureTrain(generated: RgbaImage, original: RgbaImage, fabric: Rgb, body: BodyLayout): TrainMeasures | { unmeasurable: Unmeasurable } {
+export function measureTrain(
+  generated: RgbaImage,
+  original: RgbaImage,
+  fabric: Rgb,
+  body: BodyLayout,
+): TrainMeasures | { unmeasurable: Unmeasurable } {
   if (!body.found) return { unmeasurable: 'no-body' }
   if (!body.feetVisible) return { unmeasurable: 'no-feet' }
   if (original.height - 1 - body.floorY < MIN_FLOOR_ROOM * body.figureHeight) return { unmeasurable: 'no-floor' }

@@ -41,14 +41,26 @@ export async function generateWithTrain<Image extends ResultImage>(
   } catch (error) {
     // A deadline, or a refusal that is not a crash (the service is busy): the caller's to answer.
     if (signal?.aborted || error instanceof TryOnFailure) throw error
-    options.log({ level: 'error', msg: 'bridal pre-treatment crashed', tryOnId: options.tryOnId, step: steps.pretreatment.name, error: describe(error) })
+    options.log({
+      level: 'error',
+      msg: 'bridal pre-treatment crashed',
+      tryOnId: options.tryOnId,
+      step: steps.pretreatment.name,
+      error: describe(error),
+    })
     throw new TryOnFailure('bridal_preprocessing_failed', 'the wedding-dress pre-treatment crashed')
   }
 
   // A train of no length is nothing to render: the same row as a pre-treatment that cannot run (1 credit).
-  if (prepared.kind === 'prepared' && !(prepared.train.length > 0)) prepared = { kind: 'unavailable', reason: 'the pre-treatment prepared no train' }
+  if (prepared.kind === 'prepared' && !(prepared.train.length > 0))
+    prepared = { kind: 'unavailable', reason: 'the pre-treatment prepared no train' }
   if (prepared.kind === 'unavailable') {
-    options.log({ level: 'warn', msg: 'train pre-treatment unavailable; the gown is tried on without a train', tryOnId: options.tryOnId, reason: prepared.reason })
+    options.log({
+      level: 'warn',
+      msg: 'train pre-treatment unavailable; the gown is tried on without a train',
+      tryOnId: options.tryOnId,
+      reason: prepared.reason,
+    })
     // A garment that is no gown is tried on as what it is: the caller's hint, else what the pre-treatment read
     // it as, else the engine's own reading.
     const read = prepared.category === 'unknown' ? undefined : prepared.category
@@ -60,7 +72,9 @@ export async function generateWithTrain<Image extends ResultImage>(
   // A photo the pre-treatment gave floor room is the one generated from and judged against.
   const shopper = prepared.person ?? person
   // The judge reads the result, so a download under way is read whole first.
-  const image = await wholeImage(generatedImageOf(await engine.generate({ ...request, person: shopper, garment: prepared.garment, train: prepared.train })))
+  const image = await wholeImage(
+    generatedImageOf(await engine.generate({ ...request, person: shopper, garment: prepared.garment, train: prepared.train })),
+  )
   const scored = await scoreSafely(steps, { result: image, person: shopper, garment, signal, decodeBudget }, options)
   if (scored.kind === 'unavailable') return { image, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } }
   const trainScore = roundScore(scored.score)
@@ -75,8 +89,10 @@ async function scoreSafely(
 ): Promise<ScoreOutcome> {
   try {
     const scored = await steps.scorer.score(request)
-    if (scored.kind === 'scored' && !Number.isFinite(scored.score)) return { kind: 'unavailable', reason: `the scorer returned ${scored.score}` }
-    if (scored.kind === 'unavailable') options.log({ level: 'warn', msg: 'train score unavailable', tryOnId: options.tryOnId, reason: scored.reason })
+    if (scored.kind === 'scored' && !Number.isFinite(scored.score))
+      return { kind: 'unavailable', reason: `the scorer returned ${scored.score}` }
+    if (scored.kind === 'unavailable')
+      options.log({ level: 'warn', msg: 'train score unavailable', tryOnId: options.tryOnId, reason: scored.reason })
     return scored
   } catch (error) {
     options.log({ level: 'error', msg: 'train scorer failed', tryOnId: options.tryOnId, step: steps.scorer.name, error: describe(error) })

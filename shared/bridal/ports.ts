@@ -8,7 +8,12 @@ import type { GarmentCategory, GeneratedImage, InputImage, TrainSpec } from '../
  */
 export interface TrainPretreatment {
   readonly name: string
-  prepare(request: { person: InputImage; garment: InputImage; signal?: AbortSignal; decodeBudget?: DecodeBudget }): Promise<PretreatmentOutcome>
+  prepare(request: {
+    person: InputImage
+    garment: InputImage
+    signal?: AbortSignal
+    decodeBudget?: DecodeBudget
+  }): Promise<PretreatmentOutcome>
 }
 
 export type PretreatmentOutcome =
@@ -33,7 +38,13 @@ export type TrainGuidance = 'draws' | 'prompt' | 'none'
  */
 export interface TrainScorer {
   readonly name: string
-  score(request: { result: GeneratedImage; person: InputImage; garment: InputImage; signal?: AbortSignal; decodeBudget?: DecodeBudget }): Promise<ScoreOutcome>
+  score(request: {
+    result: GeneratedImage
+    person: InputImage
+    garment: InputImage
+    signal?: AbortSignal
+    decodeBudget?: DecodeBudget
+  }): Promise<ScoreOutcome>
 }
 
 export type ScoreOutcome = { kind: 'scored'; score: number } | { kind: 'unavailable'; reason: string }

@@ -1,10 +1,29 @@
 import type { GarmentCategory, ProductKind } from './types.ts'
 
+/** `\b(<alternatives>)<suffix>\b`, the alternatives written over several lines. */
+const anyWord = (alternatives: string, suffix = '') => new RegExp(`\\b(${alternatives})${suffix}\\b`)
+
 const words: [GarmentCategory, RegExp][] = [
-  ['dress', /\b(dress|gown|robe|kleid|vestido|abito|jumpsuit|romper|playsuit|overall|sari|saree|kimono|one[- ]?piece)s?\b/],
-  ['outerwear', /\b(jacket|coat|blazer|parka|anorak|cardigan|veste|manteau|jacke|mantel|chaqueta|abrigo|giacca|cappotto|windbreaker|puffer|gilet|poncho)s?\b/],
-  ['bottom', /\b(pants?|trousers?|jeans?|skirts?|shorts?|leggings?|joggers?|chinos?|culottes?|pantalon|jupe|hose|rock|falda|gonna|bottoms?)\b/],
-  ['top', /\b(t-?shirts?|tee|shirts?|tops?|blouses?|sweaters?|jumpers?|hoodies?|sweatshirts?|polos?|tanks?|camis?|pullovers?|vests?|chemise|hemd|camisa|camiseta|maglia|pull)\b/],
+  ['dress', anyWord('dress|gown|robe|kleid|vestido|abito|jumpsuit|romper|playsuit|overall|sari|saree|kimono|one[- ]?piece', 's?')],
+  [
+    'outerwear',
+    anyWord(
+      'jacket|coat|blazer|parka|anorak|cardigan|veste|manteau|jacke|mantel|chaqueta|abrigo|' +
+        'giacca|cappotto|windbreaker|puffer|gilet|poncho',
+      's?',
+    ),
+  ],
+  [
+    'bottom',
+    anyWord('pants?|trousers?|jeans?|skirts?|shorts?|leggings?|joggers?|chinos?|culottes?|pantalon|jupe|hose|rock|falda|gonna|bottoms?'),
+  ],
+  [
+    'top',
+    anyWord(
+      't-?shirts?|tee|shirts?|tops?|blouses?|sweaters?|jumpers?|hoodies?|sweatshirts?|polos?|tanks?|camis?|pullovers?|vests?|' +
+        'chemise|hemd|camisa|camiseta|maglia|pull',
+    ),
+  ],
 ]
 
 /**

@@ -25,7 +25,12 @@ export async function wholeImage(image: ResultImage): Promise<GeneratedImage> {
   if ('bytes' in image) return image
   const headers = new Headers(image.length === null ? {} : { 'content-length': String(image.length) })
   try {
-    const bytes = await readCapped({ headers, body: image.stream }, Number.MAX_SAFE_INTEGER, undefined, () => new Error('unreachable: the download has its own cap'))
+    const bytes = await readCapped(
+      { headers, body: image.stream },
+      Number.MAX_SAFE_INTEGER,
+      undefined,
+      () => new Error('unreachable: the download has its own cap'),
+    )
     return { bytes, contentType: image.contentType, engine: image.engine }
   } catch {
     throw generationFailed()

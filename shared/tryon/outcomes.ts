@@ -46,14 +46,26 @@ export function withScenario(engine: TryOnEngine, scenario: Scenario | undefined
 export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
   switch (scenario) {
     case 'bridal_preprocessing_crash':
-      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: () => Promise.reject(new Error(`${FORCED}: bridal_preprocessing_crash`)) } }
+      return {
+        ...steps,
+        pretreatment: { name: steps.pretreatment.name, prepare: () => Promise.reject(new Error(`${FORCED}: bridal_preprocessing_crash`)) },
+      }
     case 'train_pretreatment_unavailable':
-      return { ...steps, pretreatment: { name: steps.pretreatment.name, prepare: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_pretreatment_unavailable` }) } }
+      return {
+        ...steps,
+        pretreatment: {
+          name: steps.pretreatment.name,
+          prepare: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_pretreatment_unavailable` }),
+        },
+      }
     case 'train_score_low':
       // Half the threshold (rounded like any score): low whatever the threshold is set to (0 makes every score pass).
       return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: threshold / 2 }) } }
     case 'train_score_unavailable':
-      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_score_unavailable` }) } }
+      return {
+        ...steps,
+        scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_score_unavailable` }) },
+      }
     default:
       return steps
   }

@@ -47,7 +47,10 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
   const engine = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
   // A timer cleared when the request ends, rather than AbortSignal.timeout's, which lives on for the full limit.
   const limit = new AbortController()
-  const timer = setTimeout(() => limit.abort(new DOMException('the try-on deadline passed', 'TimeoutError')), deps.config.generationTimeoutMs)
+  const timer = setTimeout(
+    () => limit.abort(new DOMException('the try-on deadline passed', 'TimeoutError')),
+    deps.config.generationTimeoutMs,
+  )
   const endsAt = Date.now() + deps.config.generationTimeoutMs
   const deadline = limit.signal
   const durationsMs: Record<string, number> = {}
@@ -77,7 +80,9 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     }
     const forcedEngine = bounded(withScenario(engine, job.input.scenario), deadline)
     const generation = await timed('generate', () =>
-      job.input.productKind === 'wedding-dress' ? generateWedding(deps, job, forcedEngine, request) : generateStandard(deps, job, forcedEngine, request),
+      job.input.productKind === 'wedding-dress'
+        ? generateWedding(deps, job, forcedEngine, request)
+        : generateStandard(deps, job, forcedEngine, request),
     )
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
@@ -86,21 +91,32 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     chargeSent = true
     const producedBy = generation.image.engine ?? engine.name
     const settlement = await timed('settle', () =>
-      settleResolvingLostReplies(deps.billing, {
-        tryOnId: job.tryOnId,
-        outcome: generation.outcome,
-        shortId: deps.ids.shortId(),
-        resultPath: path,
-        // A fallback chain records the engine that actually produced the image.
-        engine: producedBy,
-        response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
-      }, deps.config.settlementRetry),
+      settleResolvingLostReplies(
+        deps.billing,
+        {
+          tryOnId: job.tryOnId,
+          outcome: generation.outcome,
+          shortId: deps.ids.shortId(),
+          resultPath: path,
+          // A fallback chain records the engine that actually produced the image.
+          engine: producedBy,
+          response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
+        },
+        deps.config.settlementRetry,
+      ),
     )
     // Swept while its settlement was lost (only past the sweeper's TTL): refunded, so not delivered.
-    if (settlement.status !== 'succeeded') throw new ApiError('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.')
+    if (settlement.status !== 'succeeded')
+      throw new ApiError('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.')
     deps.log({
-      level: 'info', msg: 'tryon', ...context, outcome: generation.outcome, creditsCharged: settlement.creditsCharged,
-      engine: producedBy, trainScore: generation.bridal?.trainScore, durationsMs,
+      level: 'info',
+      msg: 'tryon',
+      ...context,
+      outcome: generation.outcome,
+      creditsCharged: settlement.creditsCharged,
+      engine: producedBy,
+      trainScore: generation.bridal?.trainScore,
+      durationsMs,
       ...(settlement.retried > 0 && { settleRetries: settlement.retried }),
     })
     return successOf(job.tryOnId, delivered, settlement)
@@ -109,11 +125,24 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: error.message, durationsMs })
       throw settlementUnknown(job.tryOnId)
     }
-    const apiError = apiErrorOf(error, { log: deps.log, context: { tryOnId: job.tryOnId, requestId: job.requestId }, during: 'tryOn', deadline })
+    const apiError = apiErrorOf(error, {
+      log: deps.log,
+      context: { tryOnId: job.tryOnId, requestId: job.requestId },
+      during: 'tryOn',
+      deadline,
+    })
     const refunded = await timed('refund', () => refund(deps, job, apiError.code))
     if (refunded?.status === 'succeeded') {
       // The charge had committed after all: the caller gets what it paid for, never "no credits were charged".
-      deps.log({ level: 'warn', msg: 'tryon', ...context, outcome: 'charged', creditsCharged: refunded.creditsCharged, chargedDespite: apiError.code, durationsMs })
+      deps.log({
+        level: 'warn',
+        msg: 'tryon',
+        ...context,
+        outcome: 'charged',
+        creditsCharged: refunded.creditsCharged,
+        chargedDespite: apiError.code,
+        durationsMs,
+      })
       if (delivered) return successOf(job.tryOnId, delivered, refunded)
       throw chargedWithoutResult(job.tryOnId, refunded.creditsCharged)
     }
@@ -121,7 +150,14 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: apiError.message, durationsMs })
       throw settlementUnknown(job.tryOnId)
     }
-    deps.log({ level: apiError.status >= 500 ? 'error' : 'warn', msg: 'tryon', ...context, outcome: apiError.code, creditsCharged: 0, durationsMs })
+    deps.log({
+      level: apiError.status >= 500 ? 'error' : 'warn',
+      msg: 'tryon',
+      ...context,
+      outcome: apiError.code,
+      creditsCharged: 0,
+      durationsMs,
+    })
     throw apiError
   } finally {
     clearTimeout(timer)
@@ -171,7 +207,15 @@ async function intakeBoth(deps: Deps, input: TryOnInput, deadline: AbortSignal):
 async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
   const outcome = await engine.generate(request)
   if (outcome.kind !== 'generated') {
-    deps.log({ level: 'warn', msg: 'engine did not generate', tryOnId: job.tryOnId, requestId: job.requestId, engine: engine.name, kind: outcome.kind, reason: outcome.reason })
+    deps.log({
+      level: 'warn',
+      msg: 'engine did not generate',
+      tryOnId: job.tryOnId,
+      requestId: job.requestId,
+      engine: engine.name,
+      kind: outcome.kind,
+      reason: outcome.reason,
+    })
   }
   return { image: generatedImageOf(outcome), outcome: 'generated' }
 }
@@ -183,7 +227,10 @@ function bounded(engine: TryOnEngine, deadline: AbortSignal): TryOnEngine {
 
 function boundedSteps(steps: BridalSteps, deadline: AbortSignal): BridalSteps {
   return {
-    pretreatment: { name: steps.pretreatment.name, prepare: (r) => raceDeadline(steps.pretreatment.prepare(r), deadline, 'train pre-treatment') },
+    pretreatment: {
+      name: steps.pretreatment.name,
+      prepare: (r) => raceDeadline(steps.pretreatment.prepare(r), deadline, 'train pre-treatment'),
+    },
     scorer: { name: steps.scorer.name, score: (r) => raceDeadline(steps.scorer.score(r), deadline, 'train scoring') },
   }
 }
@@ -191,7 +238,11 @@ function boundedSteps(steps: BridalSteps, deadline: AbortSignal): BridalSteps {
 async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
   const forced = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
   const steps = request.signal ? boundedSteps(forced, request.signal) : forced
-  const { image, bridal } = await generateWithTrain(engine, steps, request, { threshold: deps.config.trainThreshold, log: deps.log, tryOnId: job.tryOnId })
+  const { image, bridal } = await generateWithTrain(engine, steps, request, {
+    threshold: deps.config.trainThreshold,
+    log: deps.log,
+    tryOnId: job.tryOnId,
+  })
   return { image, outcome: bridal.reason, bridal }
 }
 
@@ -199,12 +250,22 @@ async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, r
 async function storeResult(deps: Deps, path: string, image: ResultImage): Promise<string> {
   const body = 'bytes' in image ? image.bytes : image.stream
   try {
-    return await raceDeadline(deps.store.put(path, body, image.contentType), AbortSignal.timeout(deps.config.storeTimeoutMs), 'storing the result')
+    return await raceDeadline(
+      deps.store.put(path, body, image.contentType),
+      AbortSignal.timeout(deps.config.storeTimeoutMs),
+      'storing the result',
+    )
   } catch (error) {
     // The provider's download stopped short (its size cap, its timeout): the generation failed, not the storage.
     const download = 'bytes' in image ? undefined : image.downloadError()
     if (download !== undefined) {
-      deps.log({ level: 'error', msg: 'result download failed while it was being stored', path, engine: image.engine, error: String(download) })
+      deps.log({
+        level: 'error',
+        msg: 'result download failed while it was being stored',
+        path,
+        engine: image.engine,
+        error: String(download),
+      })
       throw generationFailed()
     }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
@@ -221,7 +282,13 @@ async function refund(deps: Deps, job: TryOnJob, outcome: ErrorCode): Promise<Se
   try {
     return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {
-    deps.log({ level: 'error', msg: 'refund failed; the sweeper will return the credits', tryOnId: job.tryOnId, requestId: job.requestId, error: String(error) })
+    deps.log({
+      level: 'error',
+      msg: 'refund failed; the sweeper will return the credits',
+      tryOnId: job.tryOnId,
+      requestId: job.requestId,
+      error: String(error),
+    })
     return undefined
   }
 }

@@ -14,7 +14,10 @@ export const defaultSettlementRetry: SettlementRetry = { attempts: 4, backoffMs:
 
 /** A settle call may have committed, and no later call could find out: the try-on may or may not be charged. */
 export class SettlementUnknown extends Error {
-  constructor(readonly tryOnId: string, cause: unknown) {
+  constructor(
+    readonly tryOnId: string,
+    cause: unknown,
+  ) {
     super(`the settlement of try-on ${tryOnId} may have committed, and the database could not be asked again: ${String(cause)}`)
     this.name = 'SettlementUnknown'
   }

@@ -99,7 +99,8 @@ export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
 export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
   // Refused, the pre-treatment never ran: a failure the bridal pipeline passes on, not a crash of the step.
   const refusedAsFailure = (error: unknown): never => {
-    if (error instanceof ApiError && error.code === 'service_busy') throw new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds)
+    if (error instanceof ApiError && error.code === 'service_busy')
+      throw new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds)
     throw error
   }
   return {
@@ -107,6 +108,9 @@ export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalStep
       name: steps.pretreatment.name,
       prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }).catch(refusedAsFailure),
     },
-    scorer: { name: steps.scorer.name, score: (request) => gate.run(() => steps.scorer.score(request), { signal: request.signal, admitted: true }) },
+    scorer: {
+      name: steps.scorer.name,
+      score: (request) => gate.run(() => steps.scorer.score(request), { signal: request.signal, admitted: true }),
+    },
   }
 }

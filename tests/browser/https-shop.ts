@@ -27,9 +27,23 @@ export async function startHttpsShop(handler: RequestListener): Promise<HttpsSho
   const dir = await mkdtemp(join(tmpdir(), 'tryon-shop-tls-'))
   try {
     await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', `/CN=${SHOP_HOST}`, '-addext', `subjectAltName=DNS:${SHOP_HOST}`,
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${SHOP_HOST}`,
+      '-addext',
+      `subjectAltName=DNS:${SHOP_HOST}`,
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
     ])
   } catch (error) {
     await rm(dir, { recursive: true, force: true })

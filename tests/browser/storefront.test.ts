@@ -76,7 +76,9 @@ describe('storefront widget in Chromium, across origins', () => {
     await page.getByRole('button', { name: names.open }).press('Enter')
     await page.getByRole('dialog').waitFor()
     expect(await dialogState(page)).toMatchObject({ open: true, focused: 'INPUT' })
-    await page.locator('tryon-button input[type=file]').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(photo.bytes) })
+    await page
+      .locator('tryon-button input[type=file]')
+      .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(photo.bytes) })
     const sent = page.waitForRequest((request) => request.url() === stack.functionUrl && request.method() === 'POST')
     await page.getByRole('button', { name: names.go }).click()
     return sent
@@ -142,7 +144,9 @@ describe('storefront widget in Chromium, across origins', () => {
 
     const alert = page.locator('tryon-button').getByRole('alert')
     await alert.getByText('Try-on is not enabled for this website.').waitFor()
-    expect(errorBodySchema.parse(JSON.parse((await page.locator('#json').textContent())!))).toMatchObject({ errorCode: 'origin_not_allowed' })
+    expect(errorBodySchema.parse(JSON.parse((await page.locator('#json').textContent())!))).toMatchObject({
+      errorCode: 'origin_not_allowed',
+    })
     expect(await page.locator('#status').textContent()).toBe('403')
     expect(await balanceOf(key)).toBe(3)
     await screenshot(page, 'tryon-403-origin')
@@ -156,7 +160,11 @@ describe('storefront widget in Chromium, across origins', () => {
 
     const alert = page.locator('tryon-button').getByRole('alert')
     await alert.getByText('L’essayage est indisponible pour le moment : cette boutique n’a plus de crédits d’essayage.').waitFor()
-    expect(JSON.parse((await page.locator('#json').textContent())!)).toEqual({ success: false, error: 'Insufficient credits', errorCode: 'insufficient_credits' })
+    expect(JSON.parse((await page.locator('#json').textContent())!)).toEqual({
+      success: false,
+      error: 'Insufficient credits',
+      errorCode: 'insufficient_credits',
+    })
     // Sending again cannot help: no retry button, the photo picker has the focus.
     expect(await page.getByRole('button', { name: 'Réessayer' }).isVisible()).toBe(false)
     expect(await dialogState(page)).toMatchObject({ focused: 'INPUT' })
@@ -170,11 +178,17 @@ describe('storefront widget in Chromium, across origins', () => {
     const { page, errors } = await openShop({ apiKey: key.apiKey, locale: 'fr' })
     const request = await tryOnWith(page, { open: 'Essayer', go: 'Créer mon essayage' })
 
-    await page.locator('tryon-button').getByRole('alert').getByText('L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.').waitFor()
+    await page
+      .locator('tryon-button')
+      .getByRole('alert')
+      .getByText('L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.')
+      .waitFor()
     const response = await request.response()
     expect(response?.status()).toBe(429)
     expect(Number(response?.headers()['retry-after'])).toBeGreaterThan(0)
-    expect(errorBodySchema.parse(JSON.parse((await page.locator('#json').textContent())!))).toMatchObject({ errorCode: 'daily_cap_reached' })
+    expect(errorBodySchema.parse(JSON.parse((await page.locator('#json').textContent())!))).toMatchObject({
+      errorCode: 'daily_cap_reached',
+    })
     expect(await balanceOf(key)).toBe(3)
     expect(errors).toEqual([])
   })
@@ -183,7 +197,12 @@ describe('storefront widget in Chromium, across origins', () => {
     const key = await createKey(stack.sql, { credits: 2 })
     const { page, errors } = await openShop({ apiKey: key.apiKey, productType: 'wedding-dress', scenario: 'train_score_low', locale: 'en' })
     await page.getByRole('button', { name: 'Try it on' }).click()
-    expect(await page.getByRole('dialog').getByText(/use a full-length photo: standing, facing the camera, feet visible/).isVisible()).toBe(true)
+    expect(
+      await page
+        .getByRole('dialog')
+        .getByText(/use a full-length photo: standing, facing the camera, feet visible/)
+        .isVisible(),
+    ).toBe(true)
     await page.keyboard.press('Escape')
     const request = await tryOnWith(page, { open: 'Try it on', go: 'Create my try-on' })
     expect((await request.allHeaders())['x-tryon-scenario']).toBe('train_score_low')
@@ -191,7 +210,12 @@ describe('storefront widget in Chromium, across origins', () => {
 
     await page.getByText(/The train could not be shown on this photo/).waitFor()
     const body = tryOnSuccessSchema.parse(JSON.parse((await page.locator('#json').textContent())!))
-    expect(body).toMatchObject({ shortId: null, creditsCharged: 0, creditsRemaining: 2, bridal: { applied: false, reason: 'train_score_low' } })
+    expect(body).toMatchObject({
+      shortId: null,
+      creditsCharged: 0,
+      creditsRemaining: 2,
+      bridal: { applied: false, reason: 'train_score_low' },
+    })
     const details = await page.locator('tryon-button small').textContent()
     expect(details).toBe(`Train score: ${body.bridal!.trainScore!.toFixed(2)} · credits charged: 0`)
     // No shortId, so nothing to share.
@@ -206,7 +230,11 @@ describe('storefront widget in Chromium, across origins', () => {
     const { page, errors } = await openShop({ apiKey: key.apiKey, scenario: 'generation_failed', locale: 'en' })
     await tryOnWith(page, { open: 'Try it on', go: 'Create my try-on' })
 
-    await page.locator('tryon-button').getByRole('alert').getByText('Something went wrong while creating your try-on. Please try again.').waitFor()
+    await page
+      .locator('tryon-button')
+      .getByRole('alert')
+      .getByText('Something went wrong while creating your try-on. Please try again.')
+      .waitFor()
     expect(await page.locator('#status').textContent()).toBe('500')
     expect(await dialogState(page)).toMatchObject({ focused: 'BUTTON' })
     const sentAgain = page.waitForRequest((request) => request.url() === stack.functionUrl && request.method() === 'POST')
@@ -221,7 +249,9 @@ describe('storefront widget in Chromium, across origins', () => {
     let calls = 0
     page.on('request', (request) => request.url() === stack.functionUrl && calls++)
     await page.getByRole('button', { name: 'Try it on' }).click()
-    await page.locator('tryon-button input[type=file]').setInputFiles({ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a photo') })
+    await page
+      .locator('tryon-button input[type=file]')
+      .setInputFiles({ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a photo') })
     await page.locator('tryon-button').getByRole('alert').getByText('This photo could not be read. Choose a JPEG or PNG photo.').waitFor()
     expect(await page.getByRole('button', { name: 'Create my try-on' }).isVisible()).toBe(false)
     expect(calls).toBe(0)

@@ -46,7 +46,10 @@ describe('supabase-js functions.invoke from a storefront in Chromium', () => {
     ;[t, browser] = [stack, chromium]
     const script = bundle.outputFiles[0].text
     shop = await startHttpsShop((request, response) => {
-      if (request.url === '/') return response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Shop</title><script src="/shop.js"></script>')
+      if (request.url === '/')
+        return response
+          .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+          .end('<!doctype html><title>Shop</title><script src="/shop.js"></script>')
       if (request.url === '/shop.js') return response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script)
       response.writeHead(404).end()
     })
@@ -73,7 +76,11 @@ describe('supabase-js functions.invoke from a storefront in Chromium', () => {
   }
 
   /** The dev stack's request log since `from`: what reached the function, preflights included. */
-  const functionRequests = (from: number) => t.logs.slice(from).filter((entry) => entry.msg === 'request').map((entry) => `${entry.method} ${entry.status}`)
+  const functionRequests = (from: number) =>
+    t.logs
+      .slice(from)
+      .filter((entry) => entry.msg === 'request')
+      .map((entry) => `${entry.method} ${entry.status}`)
 
   const shopKey = (credits: number): Promise<CreatedKey> => t.createKey({ credits, origins: [shop.origin] })
 

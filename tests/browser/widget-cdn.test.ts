@@ -68,12 +68,18 @@ describe('the widget loaded from a CDN or from Storage, in Chromium', () => {
   const garment = `data:image/png;base64,${Buffer.from(makeGarmentPhoto({ kind: 'tshirt', color: [30, 90, 160], format: 'png' }).bytes).toString('base64')}`
 
   beforeAll(async () => {
-    ;[t, storage, browser] = await Promise.all([startTestStack(), startFakeStorage({ buckets: ['tryon-assets'] }), launchChromium({ hostRules: SHOP_HOST_RULES })])
+    ;[t, storage, browser] = await Promise.all([
+      startTestStack(),
+      startFakeStorage({ buckets: ['tryon-assets'] }),
+      launchChromium({ hostRules: SHOP_HOST_RULES }),
+    ])
     version = (await readWidget()).version
     const packageFile = await readFile(new URL('../../web/tryon-widget.js', import.meta.url))
     cdn = createServer((request, response) => {
       if (request.url !== `/npm/tryon-widget@${version}/tryon-widget.js`) return response.writeHead(404).end()
-      response.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Access-Control-Allow-Origin': '*' }).end(packageFile)
+      response
+        .writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Access-Control-Allow-Origin': '*' })
+        .end(packageFile)
     })
     cdnScript = `http://localhost:${await listen(cdn)}/npm/tryon-widget@${version}/tryon-widget.js`
     gateway = projectGateway({ storage: storage.url, functions: t.stack.url })
@@ -119,12 +125,20 @@ describe('the widget loaded from a CDN or from Storage, in Chromium', () => {
   /** Chooses the photo and sends it; resolves with the API response's status and body. */
   async function tryOn(page: Page) {
     await page.getByRole('button', { name: 'Try it on' }).click()
-    await page.locator('tryon-button input[type=file]').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(photo.bytes) })
-    const answered = page.waitForResponse((response) => response.url().includes('/functions/v1/tryon-api') && response.request().method() === 'POST')
+    await page
+      .locator('tryon-button input[type=file]')
+      .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(photo.bytes) })
+    const answered = page.waitForResponse(
+      (response) => response.url().includes('/functions/v1/tryon-api') && response.request().method() === 'POST',
+    )
     await page.getByRole('button', { name: 'Create my try-on' }).click()
     const response = await answered
     await page.locator('tryon-button').getByText('Your try-on is ready.').waitFor()
-    return { url: response.url(), origin: await response.request().headerValue('origin'), body: tryOnSuccessSchema.parse(await response.json()) }
+    return {
+      url: response.url(),
+      origin: await response.request().headerValue('origin'),
+      body: tryOnSuccessSchema.parse(await response.json()),
+    }
   }
 
   it('from a CDN without an endpoint: a console error that says what to add, and a disabled button', async () => {
@@ -161,7 +175,9 @@ describe('the widget loaded from a CDN or from Storage, in Chromium', () => {
       'http://127.0.0.1:54321/tryon-widget.js',
     ]
     // A string, so that vitest leaves this import() alone: it runs in the page, on the module it already loaded.
-    const endpoints: unknown = await page.evaluate(`import(${JSON.stringify(cdnScript)}).then(({ defaultEndpoint }) => ${JSON.stringify(scripts)}.map((url) => defaultEndpoint(url)))`)
+    const endpoints: unknown = await page.evaluate(
+      `import(${JSON.stringify(cdnScript)}).then(({ defaultEndpoint }) => ${JSON.stringify(scripts)}.map((url) => defaultEndpoint(url)))`,
+    )
     expect(endpoints).toEqual([
       null,
       null,
@@ -190,7 +206,11 @@ describe('the widget loaded from a CDN or from Storage, in Chromium', () => {
     const { page, errors, consoleErrors } = await openProductPage({ script: storageScript, apiKey: key.apiKey })
     const result = await tryOn(page)
 
-    expect(result).toMatchObject({ url: `${gatewayUrl}/functions/v1/tryon-api`, origin: shop.origin, body: { creditsCharged: 1, creditsRemaining: 0 } })
+    expect(result).toMatchObject({
+      url: `${gatewayUrl}/functions/v1/tryon-api`,
+      origin: shop.origin,
+      body: { creditsCharged: 1, creditsRemaining: 0 },
+    })
     expect(await t.balanceOf(key)).toBe(0)
     expect(consoleErrors).toEqual([])
     expect(errors).toEqual([])

@@ -45,7 +45,8 @@ describe('CORS for browser storefronts', () => {
     // What Chromium asks before `supabase.functions.invoke('tryon-api', { headers: { 'X-API-Key': … }, region })`.
     const response = await preflight('https://shop.example.com', 'apikey,authorization,content-type,x-api-key,x-client-info,x-region')
     const allowed = response.headers.get('access-control-allow-headers')!.toLowerCase().split(',')
-    for (const header of ['apikey', 'authorization', 'content-type', 'x-api-key', 'x-client-info', 'x-region']) expect(allowed).toContain(header)
+    for (const header of ['apikey', 'authorization', 'content-type', 'x-api-key', 'x-client-info', 'x-region'])
+      expect(allowed).toContain(header)
 
     const unknown = await preflight('https://shop.example.com', 'x-evil,cookie,x-forwarded-for')
     const allowedForUnknown = unknown.headers.get('access-control-allow-headers')!.toLowerCase().split(',')
@@ -56,7 +57,10 @@ describe('CORS for browser storefronts', () => {
   describe('Supabase client headers carry no authority', () => {
     it('refuses a valid key sent only as Authorization: Bearer, with 401 and no charge', async () => {
       const key = await t.createKey({ credits: 2 })
-      const res = await postTryOn(t.stack.functionUrl, { body: {}, headers: { Authorization: `Bearer ${key.apiKey}`, Origin: 'https://shop.example.com' } })
+      const res = await postTryOn(t.stack.functionUrl, {
+        body: {},
+        headers: { Authorization: `Bearer ${key.apiKey}`, Origin: 'https://shop.example.com' },
+      })
       expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com')
       expect(await t.balanceOf(key)).toBe(2)
@@ -64,7 +68,10 @@ describe('CORS for browser storefronts', () => {
 
     it('refuses a valid key sent only as apikey, with 401 and no charge', async () => {
       const key = await t.createKey({ credits: 2 })
-      const res = await postTryOn(t.stack.functionUrl, { body: {}, headers: { apikey: key.apiKey, 'X-Client-Info': 'supabase-js/2.109.0; runtime=web' } })
+      const res = await postTryOn(t.stack.functionUrl, {
+        body: {},
+        headers: { apikey: key.apiKey, 'X-Client-Info': 'supabase-js/2.109.0; runtime=web' },
+      })
       expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
       expect(await t.balanceOf(key)).toBe(2)
     })
@@ -72,10 +79,20 @@ describe('CORS for browser storefronts', () => {
     it('answers by X-API-Key alone when a project JWT rides along in Authorization and apikey', async () => {
       const key = await t.createKey({ credits: 0 })
       const anon = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoiYW5vbiJ9.c2lnbmF0dXJl'
-      const supabaseHeaders = { Authorization: `Bearer ${anon}`, apikey: anon, 'X-Client-Info': 'supabase-js/2.109.0; runtime=web', 'x-region': 'eu-west-1' }
+      const supabaseHeaders = {
+        Authorization: `Bearer ${anon}`,
+        apikey: anon,
+        'X-Client-Info': 'supabase-js/2.109.0; runtime=web',
+        'x-region': 'eu-west-1',
+      }
       // A well-formed request, so the key decides the answer: 402 for this key, 401 for an unknown one.
       const body = { userPhoto: 'https://example.com/me.jpg', productImage: 'https://example.com/shirt.png' }
-      expectErrorBody(await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body, headers: supabaseHeaders }), 402, 'insufficient_credits', 'Insufficient credits')
+      expectErrorBody(
+        await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body, headers: supabaseHeaders }),
+        402,
+        'insufficient_credits',
+        'Insufficient credits',
+      )
       expectErrorBody(
         await postTryOn(t.stack.functionUrl, { apiKey: wellFormedUnknownKey(), body, headers: supabaseHeaders }),
         401,

@@ -62,7 +62,19 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
     const [after] = await sql()`select * from tryon.tryons where id = ${result.tryOnId}`
     expect(after).toMatchObject({ short_id: null, result_path: null, locale: null, client_hash: null, deleted_at: expect.any(Date) })
     // What billing and the shop's analytics need stays: the key, the product, the outcome, the credits, the page.
-    for (const field of ['account_id', 'api_key_id', 'product_kind', 'status', 'outcome', 'credits_reserved', 'credits_charged', 'created_at', 'settled_at', 'origin', 'clothing_type']) {
+    for (const field of [
+      'account_id',
+      'api_key_id',
+      'product_kind',
+      'status',
+      'outcome',
+      'credits_reserved',
+      'credits_charged',
+      'created_at',
+      'settled_at',
+      'origin',
+      'clothing_type',
+    ]) {
       expect(after[field], field).toEqual(before[field])
     }
     expect(after.parent_url).toBe('https://shop.example/p/red-tee')
@@ -72,7 +84,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
     expect(await t.ledger(key)).toMatchObject({ balance: 4, ledgerBalance: 4, reserved: 0, ledgerReserved: 0 })
 
     expect(await admin('tryons', 'delete', result.tryOnId)).toEqual({
-      tryOnId: result.tryOnId, deleted: false, alreadyDeleted: true, imagesRemoved: 0, message: `try-on ${result.tryOnId} was already deleted; nothing to do`,
+      tryOnId: result.tryOnId,
+      deleted: false,
+      alreadyDeleted: true,
+      imagesRemoved: 0,
+      message: `try-on ${result.tryOnId} was already deleted; nothing to do`,
     })
     expect(await ledgerOf(key)).toEqual(ledgerBefore)
   })
@@ -82,7 +98,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
     const other = await t.createKey({ credits: 2 })
     const first = await tryOn(key)
     const second = await tryOn(key)
-    const failed = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: tshirt }, headers: { 'X-Tryon-Scenario': 'generation_failed' } })
+    const failed = await postTryOn(t.stack.functionUrl, {
+      apiKey: key.apiKey,
+      body: { userPhoto: person, productImage: tshirt },
+      headers: { 'X-Tryon-Scenario': 'generation_failed' },
+    })
     expect(failed.status).toBe(500)
     const later = await tryOn(key)
     const untouched = await tryOn(other)
@@ -92,7 +112,12 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
     const ledgerBefore = await ledgerOf(key)
 
     expect(await admin('tryons', 'delete', '--account', key.accountId, '--before', cutOff)).toEqual({
-      accountId: key.accountId, before: cutOff, deleted: 3, alreadyDeleted: 0, running: 0, imagesRemoved: 2,
+      accountId: key.accountId,
+      before: cutOff,
+      deleted: 3,
+      alreadyDeleted: 0,
+      running: 0,
+      imagesRemoved: 2,
     })
     for (const gone of [first, second]) expect((await fetch(gone.resultUrl)).status).toBe(404)
     for (const kept of [later, untouched]) {
@@ -102,19 +127,30 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
     expect(await ledgerOf(key)).toEqual(ledgerBefore)
 
     expect(await admin('tryons', 'delete', '--account', key.accountId, '--before', cutOff)).toMatchObject({
-      deleted: 0, alreadyDeleted: 3, running: 0, imagesRemoved: 0, message: 'every try-on before that date was already deleted; nothing to do',
+      deleted: 0,
+      alreadyDeleted: 3,
+      running: 0,
+      imagesRemoved: 0,
+      message: 'every try-on before that date was already deleted; nothing to do',
     })
   })
 
   it('leaves a try-on that is still running, and refuses to delete it on its own', async () => {
     const key = await t.createKey({ credits: 3 })
     const tryOnId = crypto.randomUUID()
-    const begun = await t.stack.deps.billing.begin({ keyHash: await hashApiKey(key.apiKey), origin: null, tryOnId, productKind: 'standard' })
+    const begun = await t.stack.deps.billing.begin({
+      keyHash: await hashApiKey(key.apiKey),
+      origin: null,
+      tryOnId,
+      productKind: 'standard',
+    })
     expect(begun.verdict).toBe('ok')
 
     await expect(admin('tryons', 'delete', tryOnId)).rejects.toThrow(/still running/)
     expect(await admin('tryons', 'delete', '--account', key.accountId, '--before', '2999-01-01')).toMatchObject({
-      deleted: 0, running: 1, message: expect.stringMatching(/still running were left/),
+      deleted: 0,
+      running: 1,
+      message: expect.stringMatching(/still running were left/),
     })
     await t.stack.deps.billing.settle({ tryOnId, outcome: 'generation_failed' })
     expect(await admin('tryons', 'delete', tryOnId)).toMatchObject({ deleted: true })
@@ -139,11 +175,17 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('deleting a shopper image on
 
   it('refuses unknown try-ons, accounts and malformed arguments', async () => {
     await expect(admin('tryons', 'delete', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/does not exist/)
-    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', '2026-01-01')).rejects.toThrow(/does not exist/)
+    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', '2026-01-01')).rejects.toThrow(
+      /does not exist/,
+    )
     await expect(admin('tryons', 'delete', 'nope')).rejects.toThrow(/TRYON_ID must be a UUID/)
     await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/--before/)
-    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', '2026-02-30')).rejects.toThrow(/--before must be a date/)
-    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', 'yesterday')).rejects.toThrow(/--before must be a date/)
+    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', '2026-02-30')).rejects.toThrow(
+      /--before must be a date/,
+    )
+    await expect(admin('tryons', 'delete', '--account', '00000000-0000-4000-8000-000000000000', '--before', 'yesterday')).rejects.toThrow(
+      /--before must be a date/,
+    )
   })
 })
 
@@ -165,7 +207,7 @@ describe('the dev stack after a deletion made with SQL alone', () => {
   })
 })
 
-describe('deleting from the command line, against the dev stack\'s database and folder', () => {
+describe("deleting from the command line, against the dev stack's database and folder", () => {
   let t: TestStack
   beforeAll(async () => {
     t = await startTestStack()

@@ -117,7 +117,8 @@ describe('a settlement whose reply is lost', () => {
 
   const post = (apiKey: string, headers: Record<string, string> = {}) => postTryOn(t.stack.functionUrl, { apiKey, body, headers })
   const movements = (accountId: string) =>
-    t.db!.sql`select kind, delta::int, reserved_delta::int, reason from tryon.ledger where account_id = ${accountId} and kind <> 'topup' order by id`
+    t.db!
+      .sql`select kind, delta::int, reserved_delta::int, reason from tryon.ledger where account_id = ${accountId} and kind <> 'topup' order by id`
 
   it('asks again on a fresh connection after the charge commits, and answers 200 with the result and one charge', async () => {
     const key = await t.createKey({ credits: 3 })
@@ -126,7 +127,12 @@ describe('a settlement whose reply is lost', () => {
     expect(await dropped).toBe(1)
 
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 2, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/) })
+    expect(res.body).toMatchObject({
+      success: true,
+      creditsCharged: 1,
+      creditsRemaining: 2,
+      shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/),
+    })
     const image = await fetch(res.body.resultUrl)
     expect(image.status).toBe(200)
     expect(image.headers.get('content-type')).toBe('image/jpeg')
@@ -191,7 +197,10 @@ describe('a settlement whose reply is lost', () => {
       expect(cut).toMatchObject({ name: 'DatabaseUnavailable', mayHaveCommitted: true })
 
       // An error the server sent about the statement is a definite answer, not a lost reply.
-      await expect(patient.settle({ tryOnId: crypto.randomUUID(), outcome: 'generation_failed' })).rejects.toMatchObject({ name: 'PostgresError', code: 'P0002' })
+      await expect(patient.settle({ tryOnId: crypto.randomUUID(), outcome: 'generation_failed' })).rejects.toMatchObject({
+        name: 'PostgresError',
+        code: 'P0002',
+      })
     } finally {
       proxy.setLatency(0)
       await sql.end({ timeout: 0 })
@@ -207,7 +216,9 @@ describe('a settlement whose reply is lost', () => {
       proxy.setLatency(400)
       const tryOnId = crypto.randomUUID()
       const credential = (await credentialFrom(key.apiKey))!
-      const begun = await hasty.begin({ keyHash: credential.keyHash, origin: null, tryOnId, productKind: 'standard' }).catch((error: unknown) => error)
+      const begun = await hasty
+        .begin({ keyHash: credential.keyHash, origin: null, tryOnId, productKind: 'standard' })
+        .catch((error: unknown) => error)
       expect(begun).toMatchObject({ name: 'DatabaseUnavailable' })
       await eventually(async () => (await movements(key.accountId)).length === 2)
       expect(await movements(key.accountId)).toEqual([
@@ -256,7 +267,9 @@ describe('a refund that finds the try-on charged', () => {
     expect(res.body).toMatchObject({ success: true, creditsCharged: 1, creditsRemaining: 1, shortId: expect.any(String) })
     expect((await fetch(res.body.resultUrl)).status).toBe(200)
     expect(await t.ledger(key)).toEqual({ balance: 1, reserved: 0, ledgerBalance: 1, ledgerReserved: 0, heldByTryOns: 0 })
-    expect(t.logs).toContainEqual(expect.objectContaining({ msg: 'tryon', tryOnId: res.body.tryOnId, outcome: 'charged', chargedDespite: 'internal_error' }))
+    expect(t.logs).toContainEqual(
+      expect.objectContaining({ msg: 'tryon', tryOnId: res.body.tryOnId, outcome: 'charged', chargedDespite: 'internal_error' }),
+    )
   })
 })
 
@@ -287,7 +300,10 @@ describe('hanging steps', () => {
     let t: TestStack
     // Its own stack with the usual generation deadline: a short one would also stop a slow local engine.
     beforeAll(async () => {
-      t = await startTestStack({ env: { TRYON_STORE_TIMEOUT_MS: '300' }, override: (deps) => ({ ...deps, store: { ...deps.store, put: () => never } }) })
+      t = await startTestStack({
+        env: { TRYON_STORE_TIMEOUT_MS: '300' },
+        override: (deps) => ({ ...deps, store: { ...deps.store, put: () => never } }),
+      })
     })
     afterAll(() => t?.close())
 

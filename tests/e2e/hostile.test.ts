@@ -31,7 +31,16 @@ describe('hostile input', () => {
     const imageLike = fc.oneof(
       fc.string(),
       fc.string({ unit: 'binary' }),
-      fc.constantFrom('data:image/png;base64,', 'data:,', 'data:image/jpeg;base64,////', 'http://', 'file:///etc/passwd', 'http://169.254.169.254/latest/meta-data/', 'gopher://x', 'ftp://x/a.png'),
+      fc.constantFrom(
+        'data:image/png;base64,',
+        'data:,',
+        'data:image/jpeg;base64,////',
+        'http://',
+        'file:///etc/passwd',
+        'http://169.254.169.254/latest/meta-data/',
+        'gopher://x',
+        'ftp://x/a.png',
+      ),
       fc.base64String({ maxLength: 2000 }),
       fc.webUrl().map((u) => u.replace(/^https?:\/\/[^/]+/, 'http://127.0.0.1:1')),
       fc.integer(),
@@ -40,24 +49,36 @@ describe('hostile input', () => {
       fc.object({ maxDepth: 1 }),
     )
     const body = fc.oneof(
-      fc.record(
-        {
-          userPhoto: imageLike,
-          productImage: imageLike,
-          clothingType: fc.oneof(fc.string({ maxLength: 300 }), fc.integer(), fc.constant(null)),
-          productType: fc.oneof(fc.constantFrom('wedding-dress', 'standard', ''), fc.string(), fc.integer()),
-          parentUrl: fc.oneof(fc.webUrl(), fc.string()),
-          locale: fc.oneof(fc.constantFrom('en', 'fr-CA', 'pt_BR'), fc.string({ maxLength: 40 })),
-        },
-        { requiredKeys: [] },
-      ).map((b) => JSON.stringify(b)),
+      fc
+        .record(
+          {
+            userPhoto: imageLike,
+            productImage: imageLike,
+            clothingType: fc.oneof(fc.string({ maxLength: 300 }), fc.integer(), fc.constant(null)),
+            productType: fc.oneof(fc.constantFrom('wedding-dress', 'standard', ''), fc.string(), fc.integer()),
+            parentUrl: fc.oneof(fc.webUrl(), fc.string()),
+            locale: fc.oneof(fc.constantFrom('en', 'fr-CA', 'pt_BR'), fc.string({ maxLength: 40 })),
+          },
+          { requiredKeys: [] },
+        )
+        .map((b) => JSON.stringify(b)),
       fc.json(),
       fc.string({ unit: 'binary', maxLength: 400 }),
     )
     const headers = fc.record(
       {
-        'Content-Type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ''),
-        'X-Tryon-Scenario': fc.oneof(fc.constantFrom('content_rejected', 'train_score_low', 'bridal_preprocessing_crash', 'nope'), fc.string({ maxLength: 20 })),
+        'Content-Type': fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          '',
+        ),
+        'X-Tryon-Scenario': fc.oneof(
+          fc.constantFrom('content_rejected', 'train_score_low', 'bridal_preprocessing_crash', 'nope'),
+          fc.string({ maxLength: 20 }),
+        ),
         'Idempotency-Key': fc.string({ minLength: 0, maxLength: 300 }),
       },
       { requiredKeys: [] },
@@ -78,12 +99,15 @@ describe('hostile input', () => {
 
   it('answers fuzzed API keys with 401 and never reaches the database for a malformed one', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 80 }).filter((s) => /^[\x21-\x7e]*$/.test(s)), async (apiKey) => {
-        calls.length = 0
-        const res = await postTryOn(t.stack.functionUrl, { apiKey, body: { userPhoto: person, productImage: garment } })
-        expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
-        expect(calls).toEqual([])
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 80 }).filter((s) => /^[\x21-\x7e]*$/.test(s)),
+        async (apiKey) => {
+          calls.length = 0
+          const res = await postTryOn(t.stack.functionUrl, { apiKey, body: { userPhoto: person, productImage: garment } })
+          expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
+          expect(calls).toEqual([])
+        },
+      ),
       { numRuns: 100, seed: 7 },
     )
   })
@@ -127,7 +151,10 @@ describe('hostile input', () => {
     t.logs.length = 0
     const secretPart = key.apiKey.slice('vto_test_'.length, -6)
     await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
-    await postTryOn(`${t.stack.functionUrl}?apiKey=${key.apiKey}`, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
+    await postTryOn(`${t.stack.functionUrl}?apiKey=${key.apiKey}`, {
+      apiKey: key.apiKey,
+      body: { userPhoto: person, productImage: garment },
+    })
     await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person.slice(0, 900), productImage: garment } })
     await postTryOn(t.stack.functionUrl, { apiKey: `${key.apiKey.slice(0, -1)}x`, body: { userPhoto: person, productImage: garment } })
     const text = JSON.stringify(t.logs)
@@ -145,15 +172,33 @@ describe('hostile input', () => {
     expect(requestId).toBeTruthy()
     const tryon = t.logs.find((l) => l.msg === 'tryon')
     expect(tryon).toMatchObject({
-      level: 'info', tryOnId: res.body.tryOnId, requestId, outcome: 'generated', creditsCharged: 1, engine: 'local',
+      level: 'info',
+      tryOnId: res.body.tryOnId,
+      requestId,
+      outcome: 'generated',
+      creditsCharged: 1,
+      engine: 'local',
       durationsMs: { intake: expect.any(Number), generate: expect.any(Number), store: expect.any(Number), settle: expect.any(Number) },
     })
     expect(t.logs.find((l) => l.msg === 'request')).toMatchObject({ requestId, status: 200, durationMs: expect.any(Number) })
 
     t.logs.length = 0
-    const failed = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment }, headers: { 'X-Tryon-Scenario': 'generation_failed' } })
-    expect(t.logs.find((l) => l.msg === 'tryon')).toMatchObject({ level: 'error', tryOnId: expect.any(String), outcome: 'generation_failed', creditsCharged: 0 })
-    expect(t.logs.find((l) => l.msg === 'request')).toMatchObject({ requestId: failed.headers.get('x-request-id'), status: 500, errorCode: 'generation_failed' })
+    const failed = await postTryOn(t.stack.functionUrl, {
+      apiKey: key.apiKey,
+      body: { userPhoto: person, productImage: garment },
+      headers: { 'X-Tryon-Scenario': 'generation_failed' },
+    })
+    expect(t.logs.find((l) => l.msg === 'tryon')).toMatchObject({
+      level: 'error',
+      tryOnId: expect.any(String),
+      outcome: 'generation_failed',
+      creditsCharged: 0,
+    })
+    expect(t.logs.find((l) => l.msg === 'request')).toMatchObject({
+      requestId: failed.headers.get('x-request-id'),
+      status: 500,
+      errorCode: 'generation_failed',
+    })
   })
 
   describe('files whose headers disagree about their size', () => {
@@ -166,7 +211,10 @@ describe('hostile input', () => {
       ['a JPEG with a second frame header of 16000×16000', () => jpegWithFrames([small, huge])],
     ])('refuses %s with 400 unsupported_image and charges nothing', async (_, build) => {
       const before = await t.balanceOf(key)
-      const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: encodeBase64(build()), productImage: garment } })
+      const res = await postTryOn(t.stack.functionUrl, {
+        apiKey: key.apiKey,
+        body: { userPhoto: encodeBase64(build()), productImage: garment },
+      })
       expectErrorBody(res, 400, 'unsupported_image', /userPhoto/)
       expect(await t.balanceOf(key)).toBe(before)
     })
@@ -209,7 +257,10 @@ describe('hostile input', () => {
       ['an upper-case name after other parameters', (k: string) => `?a=1&b&${k.toUpperCase()}`],
     ])('answers 401 for a key-shaped string as %s, without a database call', async (_, query) => {
       calls.length = 0
-      const res = await postTryOn(`${t.stack.functionUrl}${query(key.apiKey)}`, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
+      const res = await postTryOn(`${t.stack.functionUrl}${query(key.apiKey)}`, {
+        apiKey: key.apiKey,
+        body: { userPhoto: person, productImage: garment },
+      })
       expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
       expect(calls).toEqual([])
     })
@@ -226,7 +277,10 @@ describe('hostile input', () => {
   })
 
   describe('request ids', () => {
-    it.each([['a UUID', crypto.randomUUID()], ['a short id of the safe alphabet', 'order-42_retry.1']])('echoes and logs %s sent by the client', async (_, id) => {
+    it.each([
+      ['a UUID', crypto.randomUUID()],
+      ['a short id of the safe alphabet', 'order-42_retry.1'],
+    ])('echoes and logs %s sent by the client', async (_, id) => {
       t.logs.length = 0
       const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: {}, headers: { 'X-Request-Id': id } })
       expect(res.headers.get('x-request-id')).toBe(id)
@@ -251,16 +305,22 @@ describe('hostile input', () => {
   })
 
   describe('the storage route', () => {
-    it.each(['%.jpg', '%E0%A4%A.jpg', '%00.jpg', '..%2F..%2F..%2Fetc%2Fpasswd', '2026', '2026/11', 'a%2F..%2F..%2F..%2Fpgdata%2FPG_VERSION.jpg', `${'x'.repeat(300)}.jpg`])(
-      'answers a path it cannot serve (%s) with a JSON 404 and logs no error',
-      async (path) => {
-        t.logs.length = 0
-        const res = await fetch(`${t.stack.url}/storage/v1/object/public/tryon-results/${path}`)
-        expect(res.status).toBe(404)
-        expect(await res.json()).toMatchObject({ error: 'not_found' })
-        expect(t.logs.filter((l) => l.level === 'error')).toEqual([])
-      },
-    )
+    it.each([
+      '%.jpg',
+      '%E0%A4%A.jpg',
+      '%00.jpg',
+      '..%2F..%2F..%2Fetc%2Fpasswd',
+      '2026',
+      '2026/11',
+      'a%2F..%2F..%2F..%2Fpgdata%2FPG_VERSION.jpg',
+      `${'x'.repeat(300)}.jpg`,
+    ])('answers a path it cannot serve (%s) with a JSON 404 and logs no error', async (path) => {
+      t.logs.length = 0
+      const res = await fetch(`${t.stack.url}/storage/v1/object/public/tryon-results/${path}`)
+      expect(res.status).toBe(404)
+      expect(await res.json()).toMatchObject({ error: 'not_found' })
+      expect(t.logs.filter((l) => l.level === 'error')).toEqual([])
+    })
   })
 })
 
@@ -297,7 +357,10 @@ describe('the CPU-heavy local work gate', () => {
     let release!: () => void
     const held = gate.run(() => new Promise<void>((resolve) => (release = resolve)))
     const queued = gate.run(async () => {})
-    const refused = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment, productType: 'wedding-dress' } })
+    const refused = await postTryOn(t.stack.functionUrl, {
+      apiKey: key.apiKey,
+      body: { userPhoto: person, productImage: garment, productType: 'wedding-dress' },
+    })
     expectErrorBody(refused, 503, 'service_busy')
     release()
     await Promise.all([held, queued])
@@ -324,19 +387,22 @@ describe('dev stack pages and embedded database', () => {
   })
   afterAll(() => t?.close())
 
-  it.each(['/', '/docs', '/tryon-widget.js', '/openapi.json'])('answers %s only to the Host it listens on (421 to a rebinding name)', async (path) => {
-    const { port } = new URL(t.stack.url)
-    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.nip.io:${port}`, '127.0.0.1']) {
-      const res = await getWithHost(`${t.stack.url}${path}`, host)
-      expect(res.status, host).toBe(421)
-      expect(res.text).not.toContain(demoKey)
-    }
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
-      const res = await getWithHost(`${t.stack.url}${path}`, host)
-      expect(res.status, host).toBe(200)
-      if (path === '/') expect(res.text).toContain(demoKey)
-    }
-  })
+  it.each(['/', '/docs', '/tryon-widget.js', '/openapi.json'])(
+    'answers %s only to the Host it listens on (421 to a rebinding name)',
+    async (path) => {
+      const { port } = new URL(t.stack.url)
+      for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.nip.io:${port}`, '127.0.0.1']) {
+        const res = await getWithHost(`${t.stack.url}${path}`, host)
+        expect(res.status, host).toBe(421)
+        expect(res.text).not.toContain(demoKey)
+      }
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+        const res = await getWithHost(`${t.stack.url}${path}`, host)
+        expect(res.status, host).toBe(200)
+        if (path === '/') expect(res.text).toContain(demoKey)
+      }
+    },
+  )
 
   it.each(['/', '/docs'])('sends %s with a CSP that allows only its own scripts, and refuses to be framed', async (path) => {
     const res = await fetch(`${t.stack.url}${path}`)

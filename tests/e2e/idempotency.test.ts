@@ -30,10 +30,15 @@ describe('idempotent retries (Idempotency-Key)', () => {
   })
 
   const post = (key: CreatedKey, idempotencyKey: string | undefined, payload: unknown = body, headers: Record<string, string> = {}) =>
-    postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: payload, headers: { ...(idempotencyKey && { 'Idempotency-Key': idempotencyKey }), ...headers } })
+    postTryOn(t.stack.functionUrl, {
+      apiKey: key.apiKey,
+      body: payload,
+      headers: { ...(idempotencyKey && { 'Idempotency-Key': idempotencyKey }), ...headers },
+    })
 
   async function movements(key: CreatedKey) {
-    return t.stack.sql`select kind, delta::int, reason from tryon.ledger where account_id = ${key.accountId} and kind <> 'topup' order by id`
+    return t.stack
+      .sql`select kind, delta::int, reason from tryon.ledger where account_id = ${key.accountId} and kind <> 'topup' order by id`
   }
 
   it('answers a retry with the original response and charges once', async () => {
@@ -148,7 +153,8 @@ describe('idempotent retries (Idempotency-Key)', () => {
     // A try-on left reserved by a crashed process, with its key claimed.
     const tryOnId = crypto.randomUUID()
     const keyHash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key.apiKey)))
-    await t.stack.sql`select * from tryon.begin_tryon(${Buffer.from(keyHash)}, null, ${tryOnId}, 'standard', null, null, null, 'crashed', ${Buffer.alloc(32, 1)})`
+    await t.stack
+      .sql`select * from tryon.begin_tryon(${Buffer.from(keyHash)}, null, ${tryOnId}, 'standard', null, null, null, 'crashed', ${Buffer.alloc(32, 1)})`
     expectErrorBody(await post(key, 'crashed'), 422, 'idempotency_key_reused')
     await t.stack.sql`update tryon.tryons set created_at = now() - interval '11 minutes' where id = ${tryOnId}`
     expect(await t.stack.deps.billing.sweep(600)).toBe(1)

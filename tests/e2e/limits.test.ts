@@ -8,7 +8,9 @@ import { expectErrorBody, startTestStack, type ApiResponse, type TestStack } fro
 
 const person = encodeBase64(makeShopperPhoto({ width: 200, height: 320, background: [120, 128, 140], format: 'jpeg' }).bytes)
 const tshirt = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [40, 90, 170], width: 160, height: 160, format: 'png' }).bytes)
-const gown = encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes)
+const gown = encodeBase64(
+  makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes,
+)
 const standard = { userPhoto: person, productImage: tshirt, clothingType: 'T-shirt' }
 const wedding = { userPhoto: person, productImage: gown, productType: 'wedding-dress' }
 
@@ -43,7 +45,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
   }
 
   /** A POST from the given loopback address: the dev stack takes the client's address from the connection. */
-  async function post(key: CreatedKey, body: unknown, options: { from?: string; origin?: string | null; scenario?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  async function post(
+    key: CreatedKey,
+    body: unknown,
+    options: { from?: string; origin?: string | null; scenario?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> {
     const from = options.from ?? '127.0.0.1'
     let agent = agents.get(from)
     if (!agent) {
@@ -104,9 +110,12 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     now = T0
     const key = await t.createKey({ credits: 100, origins: [SHOP] })
     const generationsBefore = generations
-    const first = await Promise.all(Array.from({ length: 12 }, () => post(key, wedding, { from: '127.0.0.11', scenario: 'train_score_low' })))
+    const first = await Promise.all(
+      Array.from({ length: 12 }, () => post(key, wedding, { from: '127.0.0.11', scenario: 'train_score_low' })),
+    )
     expect(statuses(first)).toEqual({ '200': 5, '429 free_deliveries_exhausted': 7 })
-    for (const r of first.filter((x) => x.status === 200)) expect(r.body).toMatchObject({ creditsCharged: 0, shortId: null, bridal: { applied: false, reason: 'train_score_low' } })
+    for (const r of first.filter((x) => x.status === 200))
+      expect(r.body).toMatchObject({ creditsCharged: 0, shortId: null, bridal: { applied: false, reason: 'train_score_low' } })
     for (const r of first.filter((x) => x.status === 429)) {
       expectErrorBody(r, 429, 'free_deliveries_exhausted')
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
@@ -137,7 +146,9 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     now = T0
     const key = await t.createKey({ credits: 50 })
     await setLimits(key, { dailyCredits: 3 })
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => post(key, standard, { from: `127.0.0.${20 + i}`, origin: null })))
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(key, standard, { from: `127.0.0.${20 + i}`, origin: null })),
+    )
     expect(statuses(responses)).toEqual({ '200': 3, '429 daily_cap_reached': 7 })
     const afterwards = await post(key, standard, { origin: null })
     expectErrorBody(afterwards, 429, 'daily_cap_reached')
@@ -151,7 +162,9 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     now = T0
     const key = await t.createKey({ credits: 50 })
     await setLimits(key, { perMinute: 4 })
-    const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => post(key, standard, { from: `127.0.0.${40 + (i % 4)}`, origin: null })))
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => post(key, standard, { from: `127.0.0.${40 + (i % 4)}`, origin: null })),
+    )
     expect(statuses(responses)).toEqual({ '200': 4, '429 rate_limited': 12 })
     expect(await t.ledger(key)).toMatchObject({ balance: 46, reserved: 0 })
   })
@@ -178,7 +191,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     expectErrorBody(await post(key, standard, { from: '127.0.0.60' }), 429, 'rate_limited')
     expectErrorBody(await post(key, standard, { from: '127.0.0.60', origin: 'https://evil.example' }), 403, 'origin_not_allowed')
     expectErrorBody(await post(key, standard, { from: '127.0.0.60', origin: null }), 403, 'origin_not_allowed')
-    expectErrorBody(await post({ ...key, apiKey: key.apiKey.slice(0, -1) + (key.apiKey.endsWith('A') ? 'B' : 'A') }, standard, { from: '127.0.0.60' }), 401, 'authentication_required')
+    expectErrorBody(
+      await post({ ...key, apiKey: key.apiKey.slice(0, -1) + (key.apiKey.endsWith('A') ? 'B' : 'A') }, standard, { from: '127.0.0.60' }),
+      401,
+      'authentication_required',
+    )
     expectErrorBody(await post(key, { userPhoto: person }, { from: '127.0.0.60' }), 400, 'invalid_request')
     expect(await t.ledger(key)).toMatchObject({ balance: 9, reserved: 0 })
   })
@@ -202,7 +219,8 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     const key = await t.createKey({ credits: 10, origins: [SHOP] })
     expect((await post(key, standard, { from: '127.0.0.70' })).status).toBe(200)
     const expected = Buffer.from(await t.stack.deps.clients.hash('127.0.0.70'))
-    const rows = await t.stack.sql`select client_hash from tryon.usage_counters where api_key_id = ${key.keyId} and octet_length(client_hash) > 0`
+    const rows = await t.stack
+      .sql`select client_hash from tryon.usage_counters where api_key_id = ${key.keyId} and octet_length(client_hash) > 0`
     expect(rows.map((r) => Buffer.from(r.client_hash).toString('hex'))).toEqual([expected.toString('hex')])
     const [clear] = await t.stack.sql`
       select (select count(*) from tryon.usage_counters where position(convert_to('127.0.0.70', 'UTF8') in client_hash) > 0)

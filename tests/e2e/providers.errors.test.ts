@@ -13,7 +13,19 @@ import type { TryOnEngine } from '../../shared/engine/types.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
 import type { CreatedKey } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
-import { fashn, FASHN_PREDICTION, gemini, geminiPath, startFakeServer, startFashnFake, vertex, vertexPredictPath, type FakeReply, type FakeServer, type FashnFake } from '../support/provider-fakes.ts'
+import {
+  fashn,
+  FASHN_PREDICTION,
+  gemini,
+  geminiPath,
+  startFakeServer,
+  startFashnFake,
+  vertex,
+  vertexPredictPath,
+  type FakeReply,
+  type FakeServer,
+  type FashnFake,
+} from '../support/provider-fakes.ts'
 import { freePort } from '../support/process.ts'
 import { expectErrorBody, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
 
@@ -95,7 +107,13 @@ async function startProviderStack(env: Env): Promise<ProviderStack> {
       const [row] = await t.stack.sql<{ engine: string | null }[]>`
         select engine from tryon.tryons where account_id = ${key.accountId} order by created_at desc limit 1`
       expect(row.engine).toBe(expected.engine)
-      expect(await t.ledger(key)).toEqual({ balance: expected.balance, reserved: 0, ledgerBalance: expected.balance, ledgerReserved: 0, heldByTryOns: 0 })
+      expect(await t.ledger(key)).toEqual({
+        balance: expected.balance,
+        reserved: 0,
+        ledgerBalance: expected.balance,
+        ledgerReserved: 0,
+        heldByTryOns: 0,
+      })
     },
   }
 }
@@ -214,7 +232,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
 
   it.each([
     "The prompt couldn't be submitted. It might violate our policies. Support codes: 90789179",
-    'Image generation failed with the following error: The prompt could not be submitted. This prompt contains sensitive words that violate Google\'s Responsible AI practices. Try rephrasing the prompt. Support codes: 42876398',
+    "Image generation failed with the following error: The prompt could not be submitted. This prompt contains sensitive words that violate Google's Responsible AI practices. Try rephrasing the prompt. Support codes: 42876398",
     'Your input image might violate our policies.',
   ])('INVALID_ARGUMENT "%s": 422 ai_content_rejected, refunded, not retried', async (message) => {
     fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', message))
@@ -225,8 +243,14 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
   })
 
   it.each<[string, FakeReply]>([
-    ['a 400 INVALID_ARGUMENT about the request itself', vertex.error(400, 'INVALID_ARGUMENT', 'Invalid value at \'instances[0].person_image\': image is empty.')],
-    ['the policy wording under another status (FAILED_PRECONDITION)', vertex.error(400, 'FAILED_PRECONDITION', 'It might violate our policies.')],
+    [
+      'a 400 INVALID_ARGUMENT about the request itself',
+      vertex.error(400, 'INVALID_ARGUMENT', "Invalid value at 'instances[0].person_image': image is empty."),
+    ],
+    [
+      'the policy wording under another status (FAILED_PRECONDITION)',
+      vertex.error(400, 'FAILED_PRECONDITION', 'It might violate our policies.'),
+    ],
   ])('%s: 500 generation_failed, refunded, not retried', async (_, reply) => {
     fake.script('POST', predictPath, reply)
     const key = await s.t.createKey({ credits: 1, mode: 'live' })
@@ -243,7 +267,11 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
   })
 
   it('five 429s against the per-minute quota are waited out within the deadline (1.5, 3, 6, 12, 12 s), then 200 and 1 credit', async () => {
-    const quota = vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model')
+    const quota = vertex.error(
+      429,
+      'RESOURCE_EXHAUSTED',
+      'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model',
+    )
     fake.script('POST', predictPath, quota, quota, quota, quota, quota, vertex.image(providerResult))
     const key = await s.t.createKey({ credits: 1, mode: 'live' })
     expectDelivered(await s.post(key), 0)
@@ -291,7 +319,12 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
   })
 
   it('a gateway’s 502 page (not FASHN’s own error) on /v1/run is not retried: Gemini delivers, 1 credit', async () => {
-    fashnFake.script('POST', '/v1/run', { status: 502, text: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' }, fashn.submitted())
+    fashnFake.script(
+      'POST',
+      '/v1/run',
+      { status: 502, text: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' },
+      fashn.submitted(),
+    )
     const key = await s.t.createKey({ credits: 1, mode: 'live' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 1])

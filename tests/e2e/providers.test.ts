@@ -30,7 +30,9 @@ const slate: [number, number, number] = [120, 128, 140]
 const ivory: [number, number, number] = [242, 236, 224]
 const wedding = {
   userPhoto: encodeBase64(makeShopperPhoto({ width: 400, height: 600, background: slate, format: 'jpeg' }).bytes),
-  productImage: encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: ivory, width: 320, height: 320, transparentBackground: true }).bytes),
+  productImage: encodeBase64(
+    makeGarmentPhoto({ kind: 'gown-with-train', color: ivory, width: 320, height: 320, transparentBackground: true }).bytes,
+  ),
   productType: 'wedding-dress',
   locale: 'fr',
 }
@@ -97,7 +99,10 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     expect(res.body).toMatchObject({ success: true, creditsRemaining: 2, creditsCharged: 1 })
     expect(JSON.stringify(res.body)).not.toContain(fake.url)
     await x.expectStoredResult(res)
-    expect(fake.requestsTo('/v1/run')[0].json.inputs).toMatchObject({ category: 'tops', model_image: expect.stringMatching(/^data:image\/jpeg;base64,/) })
+    expect(fake.requestsTo('/v1/run')[0].json.inputs).toMatchObject({
+      category: 'tops',
+      model_image: expect.stringMatching(/^data:image\/jpeg;base64,/),
+    })
     expect(fake.requestsTo(statusPath)).toHaveLength(3)
     expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'fashn' })
     expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'charge:generated'])
@@ -129,7 +134,12 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     fake.script('GET', statusPath, fashn.failed('PoseError', 'pose estimation failed: 0 keypoints'))
     const key = await t.createKey({ credits: 1, mode: 'live' })
     const res = await post(key)
-    expectErrorBody(res, 400, 'unsupported_image', 'The shopper photo (userPhoto) could not be used: no person pose was found in it. No credits were charged.')
+    expectErrorBody(
+      res,
+      400,
+      'unsupported_image',
+      'The shopper photo (userPhoto) could not be used: no person pose was found in it. No credits were charged.',
+    )
     await x.expectBalanced(key, 1)
   })
 
@@ -152,7 +162,8 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
   describe('a large result streams from FASHN’s URL into our bucket', () => {
     const large = makeNoiseImage({ width: 640, height: 640, format: 'jpeg' }).bytes
     const outputPath = () => new URL(fake.outputUrl).pathname
-    const storedFiles = async () => (await readdir(join(t.dataDir, 'storage'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name)
+    const storedFiles = async () =>
+      (await readdir(join(t.dataDir, 'storage'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name)
 
     it('stores the provider’s bytes exactly and charges 1 credit', async () => {
       expect(large.byteLength).toBeGreaterThan(300_000)
@@ -208,7 +219,10 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     const croppedPhoto = makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false, format: 'jpeg' }).bytes
     const res = await post(key, { ...wedding, userPhoto: encodeBase64(croppedPhoto) })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ creditsCharged: 1, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } })
+    expect(res.body).toMatchObject({
+      creditsCharged: 1,
+      bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' },
+    })
     const sent = fake.requestsTo('/v1/run')[0].json.inputs.model_image.replace(/^data:[^,]*,/, '')
     expect(sent).toBe(encodeBase64(croppedPhoto))
     await x.expectBalanced(key, 1)
@@ -219,7 +233,10 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     const res = await post(key, { ...wedding, productImage })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe('auto')
-    expect(res.body).toMatchObject({ creditsCharged: 1, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } })
+    expect(res.body).toMatchObject({
+      creditsCharged: 1,
+      bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' },
+    })
     await x.expectBalanced(key, 1)
   })
 
@@ -283,7 +300,12 @@ describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', 
   })
 
   it('429 then success: retried within the budget, charged once', async () => {
-    fake.script('POST', predictPath, vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model'), vertex.image(providerResult))
+    fake.script(
+      'POST',
+      predictPath,
+      vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model'),
+      vertex.image(providerResult),
+    )
     const key = await t.createKey({ credits: 1, mode: 'live' })
     expect((await post(key)).status).toBe(200)
     expect(fake.requestsTo(predictPath)).toHaveLength(2)
@@ -308,7 +330,9 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
       f.script('POST', geminiPath(IMAGE_MODEL), gemini.image(providerResult))
       f.script('POST', geminiPath(JUDGE_MODEL), gemini.judged({ trainLength: 'medium' }))
     })
-    t = await startTestStack({ env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url } })
+    t = await startTestStack({
+      env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url },
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -335,10 +359,15 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
     const [generation] = fake.requestsTo(geminiPath(IMAGE_MODEL))
     const prompt = generation.json.contents[0].parts[0].text
     // The pre-treatment's train, measured on the product photo, sizes the request.
-    expect(prompt).toMatch(/full train spread out on the floor .* reaching about \d+% of the person's height beyond the feet and about [\d.]+ times as wide as the hem/)
+    expect(prompt).toMatch(
+      /full train spread out on the floor .* reaching about \d+% of the person's height beyond the feet and about [\d.]+ times as wide as the hem/,
+    )
     expect(prompt).toContain('write it in French')
     const judged = fake.requestsTo(geminiPath(JUDGE_MODEL))[0].json
-    expect(judged.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseSchema: { required: expect.arrayContaining(['gownOnBody', 'trainOnFloor']) } })
+    expect(judged.generationConfig).toMatchObject({
+      responseMimeType: 'application/json',
+      responseSchema: { required: expect.arrayContaining(['gownOnBody', 'trainOnFloor']) },
+    })
     // The judge sees the photo the engine was given (padded with floor room), the gown and the result.
     expect(judged.contents[0].parts[1].inline_data.data).toBe(generation.json.contents[0].parts[1].inline_data.data)
     expect(judged.contents[0].parts[3].inline_data.data).toBe(encodeBase64(providerResult))

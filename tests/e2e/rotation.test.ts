@@ -49,7 +49,8 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     expect(Math.abs(expiresAt - (Date.now() + 24 * HOUR))).toBeLessThan(60_000)
 
     const [oldShown, newShown] = [await admin('keys', 'show', old.keyId), await admin('keys', 'show', rotated.keyId)]
-    for (const field of ['accountId', 'mode', 'allowedOrigins', 'label', 'limits', 'credits'] as const) expect(newShown[field], field).toEqual(oldShown[field])
+    for (const field of ['accountId', 'mode', 'allowedOrigins', 'label', 'limits', 'credits'] as const)
+      expect(newShown[field], field).toEqual(oldShown[field])
     expect(newShown.limits).toMatchObject({ perMinute: 30, dailyCredits: 100, perClientPerMinute: 10 })
     expect(oldShown).toMatchObject({ state: 'expiring', active: true, replacedBy: rotated.keyId, expiresAt: expect.any(String) })
 
@@ -69,7 +70,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     expect(await t.ledger(old as CreatedKey)).toMatchObject({ balance: 6, ledgerBalance: 6, reserved: 0 })
   })
 
-  it('lists an account\'s keys with prefix, label, mode, origins, state and last use, and never a secret', async () => {
+  it("lists an account's keys with prefix, label, mode, origins, state and last use, and never a secret", async () => {
     now = Date.now()
     const first = await admin('keys', 'create', '--credits', '5', '--origin', SHOP, '--label', 'storefront')
     const server = await admin('keys', 'create', '--account', first.accountId, '--mode', 'live', '--label', 'backend')
@@ -82,11 +83,32 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     const listed = await admin('keys', 'list', '--account', first.accountId)
     expect(listed.accountId).toBe(first.accountId)
     expect(listed.keys.map((key: any) => [key.keyId, key.state])).toEqual([
-      [first.keyId, 'expired'], [server.keyId, 'active'], [retired.keyId, 'deactivated'], [rotated.keyId, 'active'],
+      [first.keyId, 'expired'],
+      [server.keyId, 'active'],
+      [retired.keyId, 'deactivated'],
+      [rotated.keyId, 'active'],
     ])
     const [entry] = listed.keys
-    expect(Object.keys(entry)).toEqual(['keyId', 'displayPrefix', 'label', 'mode', 'allowedOrigins', 'state', 'lastUsedAt', 'createdAt', 'expiresAt', 'replacedBy', 'deactivatedAt'])
-    expect(entry).toMatchObject({ displayPrefix: first.apiKey.slice(0, 13), label: 'storefront', mode: 'test', allowedOrigins: [SHOP], replacedBy: rotated.keyId })
+    expect(Object.keys(entry)).toEqual([
+      'keyId',
+      'displayPrefix',
+      'label',
+      'mode',
+      'allowedOrigins',
+      'state',
+      'lastUsedAt',
+      'createdAt',
+      'expiresAt',
+      'replacedBy',
+      'deactivatedAt',
+    ])
+    expect(entry).toMatchObject({
+      displayPrefix: first.apiKey.slice(0, 13),
+      label: 'storefront',
+      mode: 'test',
+      allowedOrigins: [SHOP],
+      replacedBy: rotated.keyId,
+    })
     const [row] = await sql()`select max(created_at) as last from tryon.tryons where api_key_id = ${first.keyId}`
     expect(new Date(entry.lastUsedAt).getTime()).toBe(row.last.getTime())
     expect(listed.keys[1]).toMatchObject({ mode: 'live', label: 'backend', lastUsedAt: null })
@@ -106,7 +128,8 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     await admin('keys', 'deactivate', rotated.keyId)
     await expect(admin('keys', 'rotate', rotated.keyId)).rejects.toThrow(/is inactive/)
     await expect(admin('keys', 'rotate', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/does not exist/)
-    for (const grace of ['-1h', '24', 'soon', '400d']) await expect(admin('keys', 'rotate', key.keyId, '--grace', grace), grace).rejects.toThrow(/--grace/)
+    for (const grace of ['-1h', '24', 'soon', '400d'])
+      await expect(admin('keys', 'rotate', key.keyId, '--grace', grace), grace).rejects.toThrow(/--grace/)
     await expect(admin('keys', 'list', '--account', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/does not exist/)
     await expect(admin('keys', 'list')).rejects.toThrow(/--account must be a UUID/)
   })

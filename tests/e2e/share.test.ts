@@ -9,7 +9,9 @@ import { countingBilling, postTryOn, startTestStack, type TestStack } from '../s
 
 const person = encodeBase64(makeShopperPhoto({ width: 200, height: 320, background: [120, 128, 140], format: 'jpeg' }).bytes)
 const tshirt = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [40, 90, 170], width: 160, height: 160, format: 'png' }).bytes)
-const gown = encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes)
+const gown = encodeBase64(
+  makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes,
+)
 const SHOP = 'https://shop.example'
 
 describe.each<DatabaseKind>(['postgres', 'pglite'])('share links on %s', (database) => {
@@ -33,8 +35,15 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('share links on %s', (databa
     return { key, result: res.body as { tryOnId: string; shortId: string; resultUrl: string } }
   }
 
-  const notRevealed = (key: { apiKey: string; keyId: string; accountId: string }) =>
-    [key.apiKey, key.apiKey.slice(0, 13), key.keyId, key.accountId, 'shop.example', 'secret-product', 'Secret-Tee']
+  const notRevealed = (key: { apiKey: string; keyId: string; accountId: string }) => [
+    key.apiKey,
+    key.apiKey.slice(0, 13),
+    key.keyId,
+    key.accountId,
+    'shop.example',
+    'secret-product',
+    'Secret-Tee',
+  ]
 
   it('redirects to the result image by default, with no key, cached like the result, revealing nothing else', async () => {
     const { key, result } = await sharedTryOn()
@@ -104,7 +113,9 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('share links on %s', (databa
   it('gives a wedding-dress result whose train did not come out no share link, and a deleted result none any more', async () => {
     const key = await t.createKey({ credits: 4 })
     const low = await postTryOn(t.stack.functionUrl, {
-      apiKey: key.apiKey, headers: { 'X-Tryon-Scenario': 'train_score_low' }, body: { userPhoto: person, productImage: gown, productType: 'wedding-dress' },
+      apiKey: key.apiKey,
+      headers: { 'X-Tryon-Scenario': 'train_score_low' },
+      body: { userPhoto: person, productImage: gown, productType: 'wedding-dress' },
     })
     expect(low.status).toBe(200)
     expect(low.body).toMatchObject({ shortId: null, bridal: { reason: 'train_score_low' } })

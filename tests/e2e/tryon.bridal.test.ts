@@ -9,7 +9,9 @@ import type { CreatedKey } from '../support/database.ts'
 /** Full-length shopper on a slate floor, so an ivory train stands out from it. */
 const slate: [number, number, number] = [120, 128, 140]
 const person = encodeBase64(makeShopperPhoto({ width: 400, height: 600, background: slate, format: 'jpeg' }).bytes)
-const croppedPerson = encodeBase64(makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false, format: 'jpeg' }).bytes)
+const croppedPerson = encodeBase64(
+  makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false, format: 'jpeg' }).bytes,
+)
 const ivory: [number, number, number] = [242, 236, 224]
 const garments = Object.fromEntries(
   (['gown-with-train', 'dress', 'tshirt'] as GarmentKind[]).map((kind) => [
@@ -18,7 +20,11 @@ const garments = Object.fromEntries(
   ]),
 ) as Record<'gown-with-train' | 'dress' | 'tshirt', string>
 
-const wedding = (productImage = garments['gown-with-train'], userPhoto = person) => ({ userPhoto, productImage, productType: 'wedding-dress' })
+const wedding = (productImage = garments['gown-with-train'], userPhoto = person) => ({
+  userPhoto,
+  productImage,
+  productType: 'wedding-dress',
+})
 
 interface LedgerRow {
   kind: string
@@ -87,29 +93,42 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
   it.each([
     ['a short dress', garments.dress],
     ['a T-shirt', garments.tshirt],
-  ])('charges 1 credit and delivers a standard try-on when %s (no train to render) is sent as a wedding dress', async (_name, productImage) => {
-    const key = await t.createKey({ credits: 2 })
-    engineCalls.length = 0
-    const res = await post(key, wedding(productImage))
-    expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ success: true, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/), creditsRemaining: 1, creditsCharged: 1 })
-    expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
-    expect(engineCalls).toEqual(['without-train'])
-    await expectDelivered(res)
-    expect(await ledgerOf(res.body.tryOnId)).toEqual([
-      { kind: 'reservation', delta: -2, reserved_delta: 2, reason: 'wedding-dress' },
-      { kind: 'charge', delta: 0, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
-      { kind: 'refund', delta: 1, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
-    ])
-    await expectBalanced(key, 1)
-  })
+  ])(
+    'charges 1 credit and delivers a standard try-on when %s (no train to render) is sent as a wedding dress',
+    async (_name, productImage) => {
+      const key = await t.createKey({ credits: 2 })
+      engineCalls.length = 0
+      const res = await post(key, wedding(productImage))
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body).toMatchObject({
+        success: true,
+        shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/),
+        creditsRemaining: 1,
+        creditsCharged: 1,
+      })
+      expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+      expect(engineCalls).toEqual(['without-train'])
+      await expectDelivered(res)
+      expect(await ledgerOf(res.body.tryOnId)).toEqual([
+        { kind: 'reservation', delta: -2, reserved_delta: 2, reason: 'wedding-dress' },
+        { kind: 'charge', delta: 0, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
+        { kind: 'refund', delta: 1, reserved_delta: -1, reason: 'train_pretreatment_unavailable' },
+      ])
+      await expectBalanced(key, 1)
+    },
+  )
 
   it('charges 1 credit and delivers the gown without a train when the photo is cropped above the feet (no floor for a train)', async () => {
     const key = await t.createKey({ credits: 2 })
     engineCalls.length = 0
     const res = await post(key, wedding(garments['gown-with-train'], croppedPerson))
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ success: true, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/), creditsRemaining: 1, creditsCharged: 1 })
+    expect(res.body).toMatchObject({
+      success: true,
+      shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/),
+      creditsRemaining: 1,
+      creditsCharged: 1,
+    })
     expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
     expect(engineCalls).toEqual(['without-train'])
     await expectDelivered(res)
@@ -125,7 +144,12 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
     const key = await t.createKey({ credits: 2 })
     const res = await post(key, wedding(), 'train_score_low')
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ shortId: null, creditsRemaining: 2, creditsCharged: 0, bridal: { applied: false, trainScore: 0.25, reason: 'train_score_low' } })
+    expect(res.body).toMatchObject({
+      shortId: null,
+      creditsRemaining: 2,
+      creditsCharged: 0,
+      bridal: { applied: false, trainScore: 0.25, reason: 'train_score_low' },
+    })
     await expectDelivered(res)
     expect((await ledgerOf(res.body.tryOnId)).map((r) => [r.kind, r.delta, r.reason])).toEqual([
       ['reservation', -2, 'wedding-dress'],
@@ -152,7 +176,12 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
     const key = await t.createKey({ credits: 3 })
     const res = await post(key, wedding(), 'train_pretreatment_unavailable')
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ success: true, shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/), creditsRemaining: 2, creditsCharged: 1 })
+    expect(res.body).toMatchObject({
+      success: true,
+      shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/),
+      creditsRemaining: 2,
+      creditsCharged: 1,
+    })
     expect(res.body.bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
     await expectDelivered(res)
     expect(await ledgerOf(res.body.tryOnId)).toEqual([

@@ -6,7 +6,15 @@ import { createGuardedFetch } from '../../devstack/guarded-fetch.ts'
 import { wellFormedUnknownKey, type CreatedKey } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
-import { countingBilling, expectErrorBody, postEarlyAnswer, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
+import {
+  countingBilling,
+  expectErrorBody,
+  postEarlyAnswer,
+  postTryOn,
+  startTestStack,
+  type ApiResponse,
+  type TestStack,
+} from '../support/stack.ts'
 
 const dataUri = (bytes: Uint8Array, type = 'png') => `data:image/${type};base64,${encodeBase64(bytes)}`
 const person = makeShopperPhoto({ width: 200, height: 360, format: 'jpeg' }).bytes
@@ -73,16 +81,24 @@ describe('errors of the try-on endpoint', () => {
     })
 
     it('refuses a well-formed key that does not exist', async () => {
-      expectErrorBody(await post({ apiKey: wellFormedUnknownKey(), body: goodBody }), 401, 'authentication_required', 'Authentication required')
+      expectErrorBody(
+        await post({ apiKey: wellFormedUnknownKey(), body: goodBody }),
+        401,
+        'authentication_required',
+        'Authentication required',
+      )
       expect(calls).toEqual(['begin'])
     })
 
-    it.each(['apiKey', 'api_key', 'KEY', 'x-api-key', 'ApiKey', 'token'])('refuses a key sent in the query string as %s, even with the header', async (name) => {
-      const key = await t.createKey({ credits: 1 })
-      const res = await postTryOn(`${t.stack.functionUrl}?${name}=${key.apiKey}`, { apiKey: key.apiKey, body: goodBody })
-      expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
-      await expectUntouched(key, 1)
-    })
+    it.each(['apiKey', 'api_key', 'KEY', 'x-api-key', 'ApiKey', 'token'])(
+      'refuses a key sent in the query string as %s, even with the header',
+      async (name) => {
+        const key = await t.createKey({ credits: 1 })
+        const res = await postTryOn(`${t.stack.functionUrl}?${name}=${key.apiKey}`, { apiKey: key.apiKey, body: goodBody })
+        expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
+        await expectUntouched(key, 1)
+      },
+    )
 
     it('answers 401 rather than 400 when both the key and the body are bad', async () => {
       const res = await post({ apiKey: wellFormedUnknownKey(), rawBody: '{not json' })
@@ -272,7 +288,10 @@ describe('errors of the try-on endpoint', () => {
 
     it('returns 500 storage_failed and refunds when the result cannot be stored', async () => {
       const key = await t.createKey({ credits: 1 })
-      const app = createApp({ ...t.stack.deps, store: { ...t.stack.deps.store, put: async () => Promise.reject(new Error('bucket unavailable')) } })
+      const app = createApp({
+        ...t.stack.deps,
+        store: { ...t.stack.deps.store, put: async () => Promise.reject(new Error('bucket unavailable')) },
+      })
       const response = await app.request('/tryon-api', {
         method: 'POST',
         headers: { 'X-API-Key': key.apiKey, 'Content-Type': 'application/json' },
@@ -291,11 +310,14 @@ describe('errors of the try-on endpoint', () => {
       expect(response.headers.get('allow')).toBe('POST, OPTIONS')
     })
 
-    it.each(['/functions/v1/tryon', '/functions/v1/tryon-api/extra', '/tryon-api', '/'])('answers %s like the edge proxy: 404 with sb-request-id', async (path) => {
-      const response = await fetch(t.stack.url + path, { method: 'POST' })
-      expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'requested path is invalid' })
-      expect(response.headers.get('sb-request-id')).toMatch(/^[0-9a-f-]{36}$/)
-    })
+    it.each(['/functions/v1/tryon', '/functions/v1/tryon-api/extra', '/tryon-api', '/'])(
+      'answers %s like the edge proxy: 404 with sb-request-id',
+      async (path) => {
+        const response = await fetch(t.stack.url + path, { method: 'POST' })
+        expect(response.status).toBe(404)
+        expect(await response.json()).toEqual({ error: 'requested path is invalid' })
+        expect(response.headers.get('sb-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      },
+    )
   })
 })

@@ -42,7 +42,9 @@ describe('standard try-on over HTTP', () => {
       success: true,
       tryOnId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       shortId: expect.stringMatching(/^[0-9A-Za-z]{10}$/),
-      resultUrl: expect.stringMatching(new RegExp(`^${t.stack.url}/storage/v1/object/public/tryon-results/\\d{4}/\\d{2}/${res.body.tryOnId}\\.jpg$`)),
+      resultUrl: expect.stringMatching(
+        new RegExp(`^${t.stack.url}/storage/v1/object/public/tryon-results/\\d{4}/\\d{2}/${res.body.tryOnId}\\.jpg$`),
+      ),
       creditsRemaining: 2,
       creditsCharged: 1,
     })
@@ -50,7 +52,14 @@ describe('standard try-on over HTTP', () => {
     const [row] = await t.stack.sql`
       select status, outcome, credits_charged, short_id, result_path, engine, clothing_type
         from tryon.tryons where id = ${res.body.tryOnId}`
-    expect(row).toMatchObject({ status: 'succeeded', outcome: 'generated', credits_charged: 1, short_id: res.body.shortId, engine: 'local', clothing_type: 'T-shirt' })
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      outcome: 'generated',
+      credits_charged: 1,
+      short_id: res.body.shortId,
+      engine: 'local',
+      clothing_type: 'T-shirt',
+    })
     expect(await t.ledger(key)).toMatchObject({ balance: 2, ledgerBalance: 2, reserved: 0, ledgerReserved: 0 })
   })
 
@@ -112,8 +121,14 @@ describe('standard try-on over HTTP', () => {
       },
     })
     expect(res.status).toBe(200)
-    const [row] = await t.stack.sql`select parent_url, locale, product_kind, credits_reserved from tryon.tryons where id = ${res.body.tryOnId}`
-    expect(row).toEqual({ parent_url: 'https://shop.example/products/red-tee', locale: 'fr', product_kind: 'standard', credits_reserved: 1 })
+    const [row] = await t.stack
+      .sql`select parent_url, locale, product_kind, credits_reserved from tryon.tryons where id = ${res.body.tryOnId}`
+    expect(row).toEqual({
+      parent_url: 'https://shop.example/products/red-tee',
+      locale: 'fr',
+      product_kind: 'standard',
+      credits_reserved: 1,
+    })
   })
 
   it('answers at /tryon-api, the path Supabase delivers after stripping /functions/v1', async () => {

@@ -27,7 +27,20 @@ describe('admin CLI', () => {
   })
 
   it('creates live keys with origins on a shared account, tops up, shows and deactivates', async () => {
-    const first = await admin('keys', 'create', '--credits', '3', '--mode', 'live', '--origin', 'https://shop.example', '--origin', 'https://*.shop.example', '--label', 'storefront')
+    const first = await admin(
+      'keys',
+      'create',
+      '--credits',
+      '3',
+      '--mode',
+      'live',
+      '--origin',
+      'https://shop.example',
+      '--origin',
+      'https://*.shop.example',
+      '--label',
+      'storefront',
+    )
     expect(keyModeOf(first.apiKey as string)).toBe('live')
     const second = await admin('keys', 'create', '--account', first.accountId as string)
     expect(second).toMatchObject({ accountId: first.accountId, credits: 3 })
@@ -46,22 +59,41 @@ describe('admin CLI', () => {
     const keyId = browser.keyId as string
     const shown = await admin('keys', 'show', keyId)
     expect(shown).toMatchObject({
-      keyId, accountId: browser.accountId, mode: 'live', active: true, credits: 4, allowedOrigins: ['https://shop.example'],
+      keyId,
+      accountId: browser.accountId,
+      mode: 'live',
+      active: true,
+      credits: 4,
+      allowedOrigins: ['https://shop.example'],
       limits: { perMinute: null, perClientPerMinute: 10, dailyCredits: null, dailyRefunded: 20, perClientDailyRefunded: 5 },
     })
     expect(JSON.stringify(shown)).not.toContain((browser.apiKey as string).slice(13))
 
     expect(await admin('keys', 'limits', keyId, '--per-minute', '30', '--daily-credits', '200', '--daily-refunded', 'none')).toEqual({
-      keyId, limits: { perMinute: 30, perClientPerMinute: 10, dailyCredits: 200, dailyRefunded: null, perClientDailyRefunded: 5 },
+      keyId,
+      limits: { perMinute: 30, perClientPerMinute: 10, dailyCredits: 200, dailyRefunded: null, perClientDailyRefunded: 5 },
     })
     expect(await admin('keys', 'limits', keyId, '--clear', '--per-client-daily-refunded', '1')).toEqual({
-      keyId, limits: { perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: 1 },
+      keyId,
+      limits: { perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: 1 },
     })
     expect(await admin('keys', 'limits', keyId, '--clear')).toMatchObject({ limits: { perClientDailyRefunded: null } })
-    expect((await admin('keys', 'show', keyId)).limits).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: null })
+    expect((await admin('keys', 'show', keyId)).limits).toEqual({
+      perMinute: null,
+      perClientPerMinute: null,
+      dailyCredits: null,
+      dailyRefunded: null,
+      perClientDailyRefunded: null,
+    })
 
     const server = await admin('keys', 'create', '--credits', '1')
-    expect((await admin('keys', 'show', server.keyId as string)).limits).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: null })
+    expect((await admin('keys', 'show', server.keyId as string)).limits).toEqual({
+      perMinute: null,
+      perClientPerMinute: null,
+      dailyCredits: null,
+      dailyRefunded: null,
+      perClientDailyRefunded: null,
+    })
   })
 
   it('sweeps reservations older than the given age', async () => {
@@ -99,15 +131,21 @@ describe('admin CLI', () => {
     expect(row.balance).toBe('9007199254740991')
   })
 
-  it.each(['https://*.co.uk', 'https://*.com', 'https://*.github.io', 'https://*.com.br'])('refuses the wildcard origin %s, which sits on a public suffix', async (origin) => {
-    await expect(admin('keys', 'create', '--origin', origin)).rejects.toThrow(/public suffix/)
-  })
+  it.each(['https://*.co.uk', 'https://*.com', 'https://*.github.io', 'https://*.com.br'])(
+    'refuses the wildcard origin %s, which sits on a public suffix',
+    async (origin) => {
+      await expect(admin('keys', 'create', '--origin', origin)).rejects.toThrow(/public suffix/)
+    },
+  )
 
-  it.each(['https://*.shop.co.uk', 'https://*.me.github.io', 'https://*.example.com'])('accepts the wildcard origin %s, below a registrable domain', async (origin) => {
-    const created = await admin('keys', 'create', '--origin', origin)
-    const [row] = await db.sql`select allowed_origins from tryon.api_keys where id = ${created.keyId as string}`
-    expect(row.allowed_origins).toEqual([origin])
-  })
+  it.each(['https://*.shop.co.uk', 'https://*.me.github.io', 'https://*.example.com'])(
+    'accepts the wildcard origin %s, below a registrable domain',
+    async (origin) => {
+      const created = await admin('keys', 'create', '--origin', origin)
+      const [row] = await db.sql`select allowed_origins from tryon.api_keys where id = ${created.keyId as string}`
+      expect(row.allowed_origins).toEqual([origin])
+    },
+  )
 
   it('exits non-zero with a JSON error for an unknown key id', async () => {
     const failure = await run('node_modules/.bin/tsx', ['cli/admin.ts', 'credits', 'show', '00000000-0000-4000-8000-000000000000'], {

@@ -125,8 +125,15 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       expect(await verdict(restricted.apiKey, 'https://shop.example')).toBe('ok')
       expect(await verdict(restricted.apiKey, 'https://eu.brand.example')).toBe('ok')
       expect(await verdict(restricted.apiKey, 'https://a.b.brand.example')).toBe('ok')
-      for (const refused of [null, 'https://brand.example', 'https://shop.example:8443', 'http://shop.example',
-        'https://evilshop.example', 'https://eu.brand.example:444', 'https://brand.example.evil']) {
+      for (const refused of [
+        null,
+        'https://brand.example',
+        'https://shop.example:8443',
+        'http://shop.example',
+        'https://evilshop.example',
+        'https://eu.brand.example:444',
+        'https://brand.example.evil',
+      ]) {
         expect(await verdict(restricted.apiKey, refused), String(refused)).toBe('origin_not_allowed')
       }
     })
@@ -139,7 +146,13 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       expect(result).toEqual({ verdict: 'ok', keyMode: 'test', balance: 2, creditsReserved: 1 })
       expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 2, reserved: 1 })
 
-      const settlement = await billing.settle({ tryOnId, outcome: 'generated', shortId: 'AbCdEfGhIj', resultPath: '2026/11/x.jpg', engine: 'local' })
+      const settlement = await billing.settle({
+        tryOnId,
+        outcome: 'generated',
+        shortId: 'AbCdEfGhIj',
+        resultPath: '2026/11/x.jpg',
+        engine: 'local',
+      })
       expect(settlement).toEqual({ settled: true, status: 'succeeded', creditsCharged: 1, balance: 2, shortId: 'AbCdEfGhIj' })
       expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 2, reserved: 0 })
       const movements = await db.sql`select kind, delta::int, reserved_delta::int from tryon.ledger where tryon_id = ${tryOnId} order by id`
@@ -258,10 +271,12 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 0, reserved: 5 })
 
       const settled = await Promise.all(
-        results.filter((r) => r.result.verdict === 'ok').flatMap(({ tryOnId }) => [
-          billing.settle({ tryOnId, outcome: 'generation_failed' }),
-          billing.settle({ tryOnId, outcome: 'generation_failed' }),
-        ]),
+        results
+          .filter((r) => r.result.verdict === 'ok')
+          .flatMap(({ tryOnId }) => [
+            billing.settle({ tryOnId, outcome: 'generation_failed' }),
+            billing.settle({ tryOnId, outcome: 'generation_failed' }),
+          ]),
       )
       expect(settled.filter((s) => s.settled)).toHaveLength(5)
       expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 5, reserved: 0 })
@@ -273,7 +288,15 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       const tables = await db.sql`
         select c.relname, c.relrowsecurity from pg_class c join pg_namespace n on n.oid = c.relnamespace
          where n.nspname = 'tryon' and c.relkind = 'r'`
-      expect(tables.map((t) => t.relname).sort()).toEqual(['accounts', 'api_keys', 'idempotency_keys', 'ledger', 'result_deletions', 'tryons', 'usage_counters'])
+      expect(tables.map((t) => t.relname).sort()).toEqual([
+        'accounts',
+        'api_keys',
+        'idempotency_keys',
+        'ledger',
+        'result_deletions',
+        'tryons',
+        'usage_counters',
+      ])
       for (const t of tables) expect(t.relrowsecurity, t.relname).toBe(true)
     })
 
@@ -312,7 +335,9 @@ describe.each(kinds)('credit functions on %s', (kind) => {
 
     it('refuses a negative balance even to a direct update', async () => {
       const key = await createKey(db.sql, { credits: 1 })
-      await expect(db.sql`update tryon.accounts set balance = balance - 2 where id = ${key.accountId}`).rejects.toMatchObject({ code: '23514' })
+      await expect(db.sql`update tryon.accounts set balance = balance - 2 where id = ${key.accountId}`).rejects.toMatchObject({
+        code: '23514',
+      })
     })
 
     it('fixes the search_path of every function and lets only the service role execute the API', async () => {
@@ -322,10 +347,29 @@ describe.each(kinds)('credit functions on %s', (kind) => {
                has_function_privilege('anon', p.oid, 'execute') as anon,
                has_function_privilege('authenticated', p.oid, 'execute') as authenticated
           from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'tryon'`
-      const granted = functions.filter((f) => f.service).map((f) => f.proname).sort()
-      expect(granted).toEqual(['add_credits', 'authorize_api_key', 'begin_tryon', 'confirm_result_deletion', 'create_api_key',
-        'credit_balance', 'deactivate_api_key', 'delete_account_tryons', 'delete_tryon', 'list_api_keys', 'pending_result_deletions',
-        'rotate_api_key', 'set_key_limits', 'settle_tryon', 'shared_result', 'show_api_key', 'sweep_reservations'])
+      const granted = functions
+        .filter((f) => f.service)
+        .map((f) => f.proname)
+        .sort()
+      expect(granted).toEqual([
+        'add_credits',
+        'authorize_api_key',
+        'begin_tryon',
+        'confirm_result_deletion',
+        'create_api_key',
+        'credit_balance',
+        'deactivate_api_key',
+        'delete_account_tryons',
+        'delete_tryon',
+        'list_api_keys',
+        'pending_result_deletions',
+        'rotate_api_key',
+        'set_key_limits',
+        'settle_tryon',
+        'shared_result',
+        'show_api_key',
+        'sweep_reservations',
+      ])
       for (const f of functions) {
         expect(f.proconfig, f.proname).toContain('search_path=""')
         expect(f.anon || f.authenticated, f.proname).toBe(false)

@@ -12,7 +12,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 async function runDeployScript(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
   try {
-    const { stdout, stderr } = await promisify(execFile)(tsx, ['scripts/deploy-widget.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+    const { stdout, stderr } = await promisify(execFile)(tsx, ['scripts/deploy-widget.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string }
@@ -42,7 +45,11 @@ describe('deploying the widget to a public Storage bucket', () => {
     const [upload] = uploads()
     expect(uploads()).toHaveLength(1)
     expect(upload.path).toBe(`/storage/v1/object/tryon-assets/tryon-widget/${version}/tryon-widget.js`)
-    expect(upload.headers).toMatchObject({ 'content-type': 'application/javascript', 'cache-control': 'max-age=31536000', 'x-upsert': 'false' })
+    expect(upload.headers).toMatchObject({
+      'content-type': 'application/javascript',
+      'cache-control': 'max-age=31536000',
+      'x-upsert': 'false',
+    })
     const stored = storage.objects.get(`tryon-assets/${widgetPath(version)}`)!
     expect(Buffer.compare(stored.bytes, Buffer.from(bytes))).toBe(0)
     expect(Buffer.compare(stored.bytes, await readFile(new URL('../../web/tryon-widget.js', import.meta.url)))).toBe(0)
@@ -74,16 +81,28 @@ describe('deploying the widget to a public Storage bucket', () => {
   })
 
   it('says how to create the bucket when it does not exist', async () => {
-    const result = await runDeployScript({ SUPABASE_URL: storage.url, SUPABASE_SECRET_KEY: storage.key, TRYON_ASSETS_BUCKET: 'missing-bucket' })
+    const result = await runDeployScript({
+      SUPABASE_URL: storage.url,
+      SUPABASE_SECRET_KEY: storage.key,
+      TRYON_ASSETS_BUCKET: 'missing-bucket',
+    })
     expect(result.code).toBe(1)
-    expect(result.stderr.trim()).toBe('Supabase Storage has no bucket missing-bucket: run `supabase db push` (it creates tryon-assets), or create it public')
+    expect(result.stderr.trim()).toBe(
+      'Supabase Storage has no bucket missing-bucket: run `supabase db push` (it creates tryon-assets), or create it public',
+    )
     expect(storage.objects.size).toBe(0)
   })
 
   it('fails with the wrong key, and names the variables it needs when they are missing', async () => {
-    await expect(deployWidget({ url: storage.url, key: 'sb_secret_wrong' })).rejects.toThrow(/Supabase Storage refused tryon-assets\/tryon-widget\//)
+    await expect(deployWidget({ url: storage.url, key: 'sb_secret_wrong' })).rejects.toThrow(
+      /Supabase Storage refused tryon-assets\/tryon-widget\//,
+    )
     expect(storage.objects.size).toBe(0)
     const result = await runDeployScript({ SUPABASE_URL: storage.url })
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'Set SUPABASE_URL (https://<project-ref>.supabase.co) and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY).\n' })
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Set SUPABASE_URL (https://<project-ref>.supabase.co) and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY).\n',
+    })
   })
 })

@@ -33,13 +33,20 @@ const limitsArb: fc.Arbitrary<KeyLimits> = fc.record({
   perClientDailyRefunded: maybe(fc.integer({ min: 0, max: 2 })),
 })
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({
-    op: fc.constant('begin' as const),
-    kind: fc.constantFrom<ProductKind>('standard', 'wedding-dress'),
-    client: fc.integer({ min: 0, max: 2 }),
-    // Mostly within the minute, sometimes the next minutes, now and then the next day.
-    advanceSeconds: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 20 }) }, { weight: 3, arbitrary: fc.integer({ min: 21, max: 150 }) }, { weight: 1, arbitrary: fc.integer({ min: 3600, max: 30 * 3600 }) }),
-  }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constant('begin' as const),
+      kind: fc.constantFrom<ProductKind>('standard', 'wedding-dress'),
+      client: fc.integer({ min: 0, max: 2 }),
+      // Mostly within the minute, sometimes the next minutes, now and then the next day.
+      advanceSeconds: fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 0, max: 20 }) },
+        { weight: 3, arbitrary: fc.integer({ min: 21, max: 150 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 3600, max: 30 * 3600 }) },
+      ),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('settle' as const), pick: fc.nat(), outcome: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ op: 'sweep' as const }) },
 )
@@ -69,7 +76,10 @@ const OUTCOMES: Record<ProductKind, { outcome: string; charge: number; delivered
 class Model {
   counters = new Map<string, { used: number; pending: number }>()
   open: { tryOnId: string; kind: ProductKind; price: number; day: number; held: string[]; client: string }[] = []
-  constructor(readonly limits: KeyLimits, public balance: number) {}
+  constructor(
+    readonly limits: KeyLimits,
+    public balance: number,
+  ) {}
 
   private counter(metric: string, client: string, start: number) {
     const id = `${metric}|${client}|${start}`
@@ -86,13 +96,66 @@ class Model {
     const minute = Math.floor(now / 60_000) * 60_000
     const day = Math.floor(now / 86_400_000) * 86_400_000
     const l = this.limits
-    const needs: { metric: string; client: string; start: number; end: number; limit: number; amount: number; refusal: BeginResult['verdict'] }[] = []
+    const needs: {
+      metric: string
+      client: string
+      start: number
+      end: number
+      limit: number
+      amount: number
+      refusal: BeginResult['verdict']
+    }[] = []
     const dayEnd = day + 86_400_000
-    if (l.dailyCredits !== null) needs.push({ metric: 'credits', client: '', start: day, end: dayEnd, limit: l.dailyCredits, amount: price, refusal: 'daily_cap_reached' })
-    if (kind === 'wedding-dress' && l.dailyRefunded !== null) needs.push({ metric: 'refunded', client: '', start: day, end: dayEnd, limit: l.dailyRefunded, amount: 1, refusal: 'free_deliveries_exhausted' })
-    if (kind === 'wedding-dress' && l.perClientDailyRefunded !== null) needs.push({ metric: 'refunded', client, start: day, end: dayEnd, limit: l.perClientDailyRefunded, amount: 1, refusal: 'free_deliveries_exhausted' })
-    if (l.perMinute !== null) needs.push({ metric: 'tryons', client: '', start: minute, end: minute + 60_000, limit: l.perMinute, amount: 1, refusal: 'rate_limited' })
-    if (l.perClientPerMinute !== null) needs.push({ metric: 'tryons', client, start: minute, end: minute + 60_000, limit: l.perClientPerMinute, amount: 1, refusal: 'rate_limited' })
+    if (l.dailyCredits !== null)
+      needs.push({
+        metric: 'credits',
+        client: '',
+        start: day,
+        end: dayEnd,
+        limit: l.dailyCredits,
+        amount: price,
+        refusal: 'daily_cap_reached',
+      })
+    if (kind === 'wedding-dress' && l.dailyRefunded !== null)
+      needs.push({
+        metric: 'refunded',
+        client: '',
+        start: day,
+        end: dayEnd,
+        limit: l.dailyRefunded,
+        amount: 1,
+        refusal: 'free_deliveries_exhausted',
+      })
+    if (kind === 'wedding-dress' && l.perClientDailyRefunded !== null)
+      needs.push({
+        metric: 'refunded',
+        client,
+        start: day,
+        end: dayEnd,
+        limit: l.perClientDailyRefunded,
+        amount: 1,
+        refusal: 'free_deliveries_exhausted',
+      })
+    if (l.perMinute !== null)
+      needs.push({
+        metric: 'tryons',
+        client: '',
+        start: minute,
+        end: minute + 60_000,
+        limit: l.perMinute,
+        amount: 1,
+        refusal: 'rate_limited',
+      })
+    if (l.perClientPerMinute !== null)
+      needs.push({
+        metric: 'tryons',
+        client,
+        start: minute,
+        end: minute + 60_000,
+        limit: l.perClientPerMinute,
+        amount: 1,
+        refusal: 'rate_limited',
+      })
     // Every counter the request needs exists from here on, refused or not, as in the database.
     const counters = needs.map((n) => this.counter(n.metric, n.client, n.start))
     for (const [i, n] of needs.entries()) {
@@ -154,13 +217,25 @@ describe.each(kinds)('abuse limits against their model on %s', (kind) => {
       if (step.op === 'begin') {
         now += step.advanceSeconds * 1000
         const tryOnId = crypto.randomUUID()
-        const actual = await billing.begin({ keyHash, origin: null, tryOnId, productKind: step.kind, clientHash: clients[step.client], now: new Date(now) })
+        const actual = await billing.begin({
+          keyHash,
+          origin: null,
+          tryOnId,
+          productKind: step.kind,
+          clientHash: clients[step.client],
+          now: new Date(now),
+        })
         expect(actual, JSON.stringify(step)).toEqual(model.begin(tryOnId, step.kind, hex(clients[step.client]), now))
       } else if (step.op === 'settle' && model.open.length > 0) {
         const index = step.pick % model.open.length
         const t = model.open[index]
         const result = OUTCOMES[t.kind][step.outcome % OUTCOMES[t.kind].length]
-        const settled = await billing.settle({ tryOnId: t.tryOnId, outcome: result.outcome, shortId: t.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+        const settled = await billing.settle({
+          tryOnId: t.tryOnId,
+          outcome: result.outcome,
+          shortId: t.tryOnId.slice(0, 10),
+          resultPath: 'p.jpg',
+        })
         model.settle(index, result.charge, result.delivered && result.charge === 0)
         expect(settled).toMatchObject({ settled: true, creditsCharged: result.charge, balance: model.balance })
       } else if (step.op === 'sweep') {

@@ -15,7 +15,9 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000)
 const clientA = new Uint8Array(32).fill(0xa1)
 const clientB = new Uint8Array(32).fill(0xb2)
 
-type Limits = Partial<Record<'perMinute' | 'perClientPerMinute' | 'dailyCredits' | 'dailyRefunded' | 'perClientDailyRefunded', number | null>>
+type Limits = Partial<
+  Record<'perMinute' | 'perClientPerMinute' | 'dailyCredits' | 'dailyRefunded' | 'perClientDailyRefunded', number | null>
+>
 
 describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
   let db: TestDatabase
@@ -46,8 +48,11 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
     return { tryOnId, result }
   }
 
-  const beginMany = (key: CreatedKey, n: number, options: Parameters<typeof begin>[1] | ((i: number) => Parameters<typeof begin>[1]) = {}) =>
-    Promise.all(Array.from({ length: n }, (_, i) => begin(key, typeof options === 'function' ? options(i) : options)))
+  const beginMany = (
+    key: CreatedKey,
+    n: number,
+    options: Parameters<typeof begin>[1] | ((i: number) => Parameters<typeof begin>[1]) = {},
+  ) => Promise.all(Array.from({ length: n }, (_, i) => begin(key, typeof options === 'function' ? options(i) : options)))
 
   const verdicts = (results: { result: BeginResult }[]) => {
     const count: Record<string, number> = {}
@@ -63,7 +68,13 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
     const ok = admitted.filter((r) => r.result.verdict === 'ok')
     const held = ok.reduce((sum, r) => sum + (r.result as { creditsReserved: number }).creditsReserved, 0)
     const check = await ledgerCheck(db.sql, key.accountId)
-    expect(check).toEqual({ balance: initial - held, reserved: held, ledgerBalance: initial - held, ledgerReserved: held, heldByTryOns: held })
+    expect(check).toEqual({
+      balance: initial - held,
+      reserved: held,
+      ledgerBalance: initial - held,
+      ledgerReserved: held,
+      heldByTryOns: held,
+    })
     const [rows] = await db.sql`
       select (select count(*)::int from tryon.tryons where account_id = ${key.accountId}) as tryons,
              (select count(*)::int from tryon.ledger where account_id = ${key.accountId} and kind = 'reservation') as reservations`
@@ -87,9 +98,27 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       const server = await createKey(db.sql, { credits: 1 })
       const [b] = await db.sql`select tryon.show_api_key(${browser.keyId}) as key`
       const [s] = await db.sql`select tryon.show_api_key(${server.keyId}) as key`
-      expect(b.key.limits).toEqual({ perMinute: null, perClientPerMinute: 10, dailyCredits: null, dailyRefunded: 20, perClientDailyRefunded: 5 })
-      expect(s.key.limits).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: null })
-      expect(b.key).toMatchObject({ keyId: browser.keyId, accountId: browser.accountId, credits: 1, allowedOrigins: ['https://shop.example'], active: true })
+      expect(b.key.limits).toEqual({
+        perMinute: null,
+        perClientPerMinute: 10,
+        dailyCredits: null,
+        dailyRefunded: 20,
+        perClientDailyRefunded: 5,
+      })
+      expect(s.key.limits).toEqual({
+        perMinute: null,
+        perClientPerMinute: null,
+        dailyCredits: null,
+        dailyRefunded: null,
+        perClientDailyRefunded: null,
+      })
+      expect(b.key).toMatchObject({
+        keyId: browser.keyId,
+        accountId: browser.accountId,
+        credits: 1,
+        allowedOrigins: ['https://shop.example'],
+        active: true,
+      })
       expect(JSON.stringify(b.key)).not.toContain(browser.apiKey.slice(13))
     })
 
@@ -97,9 +126,29 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       const key = await createKey(db.sql, { credits: 1, origins: ['https://shop.example'] })
       const set = async (limits: unknown, clear = false) =>
         (await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json(limits as never)}, ${clear}) as limits`)[0].limits
-      expect(await set({ perMinute: 30, dailyRefunded: null })).toEqual({ perMinute: 30, perClientPerMinute: 10, dailyCredits: null, dailyRefunded: null, perClientDailyRefunded: 5 })
-      expect(await set({ dailyCredits: 0 }, true)).toEqual({ perMinute: null, perClientPerMinute: null, dailyCredits: 0, dailyRefunded: null, perClientDailyRefunded: null })
-      for (const bad of [{ perMinute: 0 }, { perClientPerMinute: -1 }, { dailyCredits: 2.5 }, { dailyRefunded: '3' }, { perMinute: 2 ** 31 }, { burst: 3 }, [1]]) {
+      expect(await set({ perMinute: 30, dailyRefunded: null })).toEqual({
+        perMinute: 30,
+        perClientPerMinute: 10,
+        dailyCredits: null,
+        dailyRefunded: null,
+        perClientDailyRefunded: 5,
+      })
+      expect(await set({ dailyCredits: 0 }, true)).toEqual({
+        perMinute: null,
+        perClientPerMinute: null,
+        dailyCredits: 0,
+        dailyRefunded: null,
+        perClientDailyRefunded: null,
+      })
+      for (const bad of [
+        { perMinute: 0 },
+        { perClientPerMinute: -1 },
+        { dailyCredits: 2.5 },
+        { dailyRefunded: '3' },
+        { perMinute: 2 ** 31 },
+        { burst: 3 },
+        [1],
+      ]) {
         await expect(set(bad), JSON.stringify(bad)).rejects.toMatchObject({ code: '22023' })
       }
       await expect(db.sql`select tryon.set_key_limits(${crypto.randomUUID()}, '{}')`).rejects.toMatchObject({ code: 'P0002' })
@@ -120,7 +169,9 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       const key = await limitedKey(100, { perClientPerMinute: 10 })
       const results = await beginMany(key, 50, (i) => ({ client: i % 2 ? clientA : clientB }))
       expect(verdicts(results)).toEqual({ ok: 20, rate_limited: 30 })
-      const okByClient = [clientA, clientB].map((client) => results.filter((r, i) => r.result.verdict === 'ok' && (i % 2 ? clientA : clientB) === client).length)
+      const okByClient = [clientA, clientB].map(
+        (client) => results.filter((r, i) => r.result.verdict === 'ok' && (i % 2 ? clientA : clientB) === client).length,
+      )
       expect(okByClient).toEqual([10, 10])
       await expectOnlyAdmittedReserved(key, 100, results)
       expect(await counter(key, 'tryons', clientA, minute)).toEqual({ used: 10, pending: 0 })
@@ -146,14 +197,20 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
         const wedding = (r.result as { creditsReserved: number }).creditsReserved === 2
         const fail = i % 2 === 0
         const outcome = fail ? 'generation_failed' : wedding ? 'train_rendered' : 'generated'
-        const settled = await billing.settle({ tryOnId: r.tryOnId, outcome, shortId: fail ? null : `S${i}`.padEnd(10, 'x'), resultPath: fail ? null : 'p.jpg' })
+        const settled = await billing.settle({
+          tryOnId: r.tryOnId,
+          outcome,
+          shortId: fail ? null : `S${i}`.padEnd(10, 'x'),
+          resultPath: fail ? null : 'p.jpg',
+        })
         charged += settled.creditsCharged
       }
       expect(await counter(key, 'credits', null, day)).toEqual({ used: charged, pending: 0 })
 
       const second = await beginMany(key, 20, { kind: 'standard' })
       expect(verdicts(second)).toEqual({ ok: 10 - charged, daily_cap_reached: 10 + charged })
-      for (const r of second.filter((x) => x.result.verdict === 'ok')) await billing.settle({ tryOnId: r.tryOnId, outcome: 'generated', shortId: r.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+      for (const r of second.filter((x) => x.result.verdict === 'ok'))
+        await billing.settle({ tryOnId: r.tryOnId, outcome: 'generated', shortId: r.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
       // Spent for good: nothing changes before midnight UTC.
       const third = await begin(key)
       expect(third.result).toEqual({ verdict: 'daily_cap_reached', retryAfterSeconds: SECONDS_TO_DAY_END })
@@ -175,13 +232,22 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
         expect(settled.creditsCharged).toBe(0)
       }
       expect(await counter(key, 'refunded', null, day)).toEqual({ used: 5, pending: 0 })
-      expect((await begin(key, { kind: 'wedding-dress' })).result).toEqual({ verdict: 'free_deliveries_exhausted', retryAfterSeconds: SECONDS_TO_DAY_END })
+      expect((await begin(key, { kind: 'wedding-dress' })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
       expect((await begin(key, { kind: 'standard', client: clientB })).result.verdict).toBe('ok')
     })
 
     it('a wedding-dress try-on that is charged or fails gives its free-delivery slot back', async () => {
       const key = await limitedKey(200, { dailyRefunded: 2 })
-      for (const outcome of ['train_rendered', 'score_unavailable', 'train_pretreatment_unavailable', 'generation_failed', 'bridal_preprocessing_failed']) {
+      for (const outcome of [
+        'train_rendered',
+        'score_unavailable',
+        'train_pretreatment_unavailable',
+        'generation_failed',
+        'bridal_preprocessing_failed',
+      ]) {
         const pair = await beginMany(key, 3, { kind: 'wedding-dress' })
         expect(verdicts(pair), outcome).toEqual({ ok: 2, free_deliveries_exhausted: 1 })
         for (const r of pair.filter((x) => x.result.verdict === 'ok')) {
@@ -196,7 +262,8 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       const results = await beginMany(key, 40, (i) => ({ kind: 'wedding-dress', client: i % 2 ? clientA : clientB }))
       expect(verdicts(results)).toEqual({ ok: 6, free_deliveries_exhausted: 34 })
       await expectOnlyAdmittedReserved(key, 300, results)
-      for (const r of results.filter((x) => x.result.verdict === 'ok')) await billing.settle({ tryOnId: r.tryOnId, outcome: 'train_score_low', resultPath: 'p.jpg' })
+      for (const r of results.filter((x) => x.result.verdict === 'ok'))
+        await billing.settle({ tryOnId: r.tryOnId, outcome: 'train_score_low', resultPath: 'p.jpg' })
       expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 3, pending: 0 })
       expect(await counter(key, 'refunded', clientB, day)).toEqual({ used: 3, pending: 0 })
       const third = new Uint8Array(32).fill(0xc3)
@@ -235,7 +302,12 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
         const { tryOnId, result } = await begin(key, { ...options, now })
         if (result.verdict === 'ok') {
           const wedding = options.kind === 'wedding-dress'
-          await billing.settle({ tryOnId, outcome: wedding ? 'train_score_low' : 'generated', shortId: wedding ? null : tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+          await billing.settle({
+            tryOnId,
+            outcome: wedding ? 'train_score_low' : 'generated',
+            shortId: wedding ? null : tryOnId.slice(0, 10),
+            resultPath: 'p.jpg',
+          })
         }
         return result
       }
@@ -245,15 +317,24 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect(await outcome(at(29), { client: clientC })).toEqual({ verdict: 'rate_limited', retryAfterSeconds: 1 })
       // The next minute of the same day: 2 of the 4 credits spent, the one free delivery still there.
       expect((await outcome(at(30), { kind: 'wedding-dress' })).verdict).toBe('ok')
-      expect(await outcome(at(35), { kind: 'wedding-dress', client: clientB })).toEqual({ verdict: 'free_deliveries_exhausted', retryAfterSeconds: SECONDS_TO_DAY_END - 35 })
+      expect(await outcome(at(35), { kind: 'wedding-dress', client: clientB })).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END - 35,
+      })
       expect((await outcome(at(90), { client: clientB })).verdict).toBe('ok')
       expect((await outcome(at(150), { client: clientB })).verdict).toBe('ok')
-      expect(await outcome(at(210), { client: clientB })).toEqual({ verdict: 'daily_cap_reached', retryAfterSeconds: SECONDS_TO_DAY_END - 210 })
+      expect(await outcome(at(210), { client: clientB })).toEqual({
+        verdict: 'daily_cap_reached',
+        retryAfterSeconds: SECONDS_TO_DAY_END - 210,
+      })
       // Midnight UTC: every limit starts again.
       const tomorrow = at(SECONDS_TO_DAY_END)
       expect((await outcome(tomorrow, { kind: 'wedding-dress' })).verdict).toBe('ok')
       expect((await outcome(new Date(tomorrow.getTime() + 1000), { client: clientB })).verdict).toBe('ok')
-      expect(await outcome(new Date(tomorrow.getTime() + 2000), { client: clientC })).toEqual({ verdict: 'rate_limited', retryAfterSeconds: 58 })
+      expect(await outcome(new Date(tomorrow.getTime() + 2000), { client: clientC })).toEqual({
+        verdict: 'rate_limited',
+        retryAfterSeconds: 58,
+      })
       expect(await ledgerCheck(db.sql, key.accountId)).toMatchObject({ balance: 100 - 5, reserved: 0, ledgerBalance: 100 - 5 })
     })
 
@@ -270,12 +351,17 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect(await counter(key, 'credits', null, dayStart)).toEqual({ used: 0, pending: 0 })
       expect(await counter(key, 'refunded', null, dayStart)).toEqual({ used: 0, pending: 0 })
       expect(await counter(key, 'refunded', clientA, dayStart)).toEqual({ used: 0, pending: 0 })
-      const [expired] = await db.sql`select count(*)::int as n from tryon.tryons where id in (${wedding.tryOnId}, ${standard.tryOnId}) and status = 'expired' and client_hash is null`
+      const [expired] =
+        await db.sql`select count(*)::int as n from tryon.tryons where id in (${wedding.tryOnId}, ${standard.tryOnId}) and status = 'expired' and client_hash is null`
       expect(expired.n).toBe(2)
       expect((await begin(key, { kind: 'wedding-dress', now })).result.verdict).toBe('ok')
 
-      const rows = async () => (await db.sql`select metric, count(*)::int as n from tryon.usage_counters where api_key_id = ${key.keyId} group by metric order by metric`).map((r) => `${r.metric}:${r.n}`)
-      const sweepAt = (when: Date) => db.sql`select tryon.sweep_reservations(interval '10 minutes', 500, ${when.toISOString()}::timestamptz)`
+      const rows = async () =>
+        (
+          await db.sql`select metric, count(*)::int as n from tryon.usage_counters where api_key_id = ${key.keyId} group by metric order by metric`
+        ).map((r) => `${r.metric}:${r.n}`)
+      const sweepAt = (when: Date) =>
+        db.sql`select tryon.sweep_reservations(interval '10 minutes', 500, ${when.toISOString()}::timestamptz)`
       expect(await rows()).toEqual(['credits:1', 'refunded:2', 'tryons:1'])
       await sweepAt(new Date(now.getTime() + 60_000))
       expect(await rows()).toEqual(['credits:1', 'refunded:2', 'tryons:1']) // the minute ended less than a minute ago

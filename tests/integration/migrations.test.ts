@@ -47,9 +47,11 @@ describe('the migrations', () => {
       await admin.unsafe(`drop database if exists ${name} with (force)`)
       await admin.end()
     })
-    await sql.unsafe(`
+    await sql
+      .unsafe(`
       create schema supabase_migrations;
-      create table supabase_migrations.schema_migrations (version text primary key, statements text[], name text);`).simple()
+      create table supabase_migrations.schema_migrations (version text primary key, statements text[], name text);`)
+      .simple()
     for (const [version, migration] of BEFORE_THE_SQUASH) {
       await sql`insert into supabase_migrations.schema_migrations (version, name) values (${version}, ${migration})`
     }
@@ -58,7 +60,9 @@ describe('the migrations', () => {
     const refusal = await applyMigrations(sql).catch((error: unknown) => error)
     expect(refusal).toBeInstanceOf(MigrationHistoryError)
     const current = new Set((await readMigrations()).map((m) => `${m.version}_${m.name}`))
-    expect((refusal as MigrationHistoryError).unknown).toEqual(BEFORE_THE_SQUASH.map(([v, n]) => `${v}_${n}`).filter((m) => !current.has(m)))
+    expect((refusal as MigrationHistoryError).unknown).toEqual(
+      BEFORE_THE_SQUASH.map(([v, n]) => `${v}_${n}`).filter((m) => !current.has(m)),
+    )
     expect((refusal as MigrationHistoryError).unknown).toContain('20261123000100_tryon_billing')
     const [state] = await sql`
       select to_regnamespace('tryon') is null as no_schema,

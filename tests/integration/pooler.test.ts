@@ -60,7 +60,7 @@ describe('a transaction pooler in front of Postgres', () => {
     return seen
   }
 
-  it('runs one client connection\'s transactions on different server connections', async () => {
+  it("runs one client connection's transactions on different server connections", async () => {
     const pooler = await freshPooler()
     const client = connectDatabase(pooler.urlFor(database), { max: 1 })
     const other = connectDatabase(pooler.urlFor(database), { max: 1 })

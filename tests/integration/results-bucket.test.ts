@@ -61,7 +61,13 @@ describe('the results and widget bucket migrations', () => {
     const buckets = await sql`select id, name, public, file_size_limit::int as limit, allowed_mime_types from storage.buckets order by id`
     expect(buckets).toEqual([
       { id: 'tryon-assets', name: 'tryon-assets', public: true, limit: 1024 * 1024, allowed_mime_types: ['application/javascript'] },
-      { id: 'tryon-results', name: 'tryon-results', public: true, limit: 20 * 1024 * 1024, allowed_mime_types: ['image/jpeg', 'image/png', 'image/webp'] },
+      {
+        id: 'tryon-results',
+        name: 'tryon-results',
+        public: true,
+        limit: 20 * 1024 * 1024,
+        allowed_mime_types: ['image/jpeg', 'image/png', 'image/webp'],
+      },
     ])
   })
 

@@ -16,7 +16,12 @@ describe('the Supabase Storage result store', () => {
   })
 
   const store = (options: { bucket?: string; publicBaseUrl?: string; key?: string } = {}) =>
-    createSupabaseStore({ url: storage.url, key: options.key ?? storage.key, bucket: options.bucket ?? 'tryon-results', publicBaseUrl: options.publicBaseUrl })
+    createSupabaseStore({
+      url: storage.url,
+      key: options.key ?? storage.key,
+      bucket: options.bucket ?? 'tryon-results',
+      publicBaseUrl: options.publicBaseUrl,
+    })
 
   it('uploads the bytes once with their type and a one-year cache, and returns the public object URL', async () => {
     const image = makeShopperPhoto({ width: 120, height: 200, format: 'jpeg' }).bytes
@@ -61,7 +66,9 @@ describe('the Supabase Storage result store', () => {
     await store().put('2026/11/streamed.jpg', streamOf([image.subarray(0, half), image.subarray(half)]), 'image/jpeg')
     expect(Buffer.compare(storage.objects.get('tryon-results/2026/11/streamed.jpg')!.bytes, Buffer.from(image))).toBe(0)
 
-    await expect(store().put('2026/11/broken.jpg', streamOf([image.subarray(0, half)], new Error('the download passed its cap')), 'image/jpeg')).rejects.toThrow()
+    await expect(
+      store().put('2026/11/broken.jpg', streamOf([image.subarray(0, half)], new Error('the download passed its cap')), 'image/jpeg'),
+    ).rejects.toThrow()
     expect(storage.objects.has('tryon-results/2026/11/broken.jpg')).toBe(false)
   })
 
@@ -79,7 +86,9 @@ describe('the Supabase Storage result store', () => {
 
   it('throws when Storage answers an error, so the request fails as storage_failed and is refunded', async () => {
     storage.failUploadsWith = 500
-    await expect(store().put('2026/11/d.jpg', new Uint8Array(1500), 'image/jpeg')).rejects.toThrow(/Supabase Storage refused tryon-results\/2026\/11\/d\.jpg/)
+    await expect(store().put('2026/11/d.jpg', new Uint8Array(1500), 'image/jpeg')).rejects.toThrow(
+      /Supabase Storage refused tryon-results\/2026\/11\/d\.jpg/,
+    )
     expect(storage.objects.has('tryon-results/2026/11/d.jpg')).toBe(false)
   })
 
@@ -98,7 +107,11 @@ describe('the Supabase Storage result store', () => {
     await store().remove(path)
 
     expect(storage.requests).toHaveLength(1)
-    expect(storage.requests[0]).toMatchObject({ method: 'DELETE', path: '/storage/v1/object/tryon-results', headers: { apikey: storage.key } })
+    expect(storage.requests[0]).toMatchObject({
+      method: 'DELETE',
+      path: '/storage/v1/object/tryon-results',
+      headers: { apikey: storage.key },
+    })
     expect(JSON.parse(storage.requests[0].body.toString('utf8'))).toEqual({ prefixes: [path] })
     expect(storage.objects.has(`tryon-results/${path}`)).toBe(false)
     expect((await fetch(url)).ok).toBe(false)
@@ -106,7 +119,9 @@ describe('the Supabase Storage result store', () => {
   })
 
   it('throws when Storage refuses a removal, so the image stays queued for the next run', async () => {
-    await expect(store({ key: 'sb_secret_wrong' }).remove('2026/11/g.jpg')).rejects.toThrow(/did not remove tryon-results\/2026\/11\/g\.jpg/)
+    await expect(store({ key: 'sb_secret_wrong' }).remove('2026/11/g.jpg')).rejects.toThrow(
+      /did not remove tryon-results\/2026\/11\/g\.jpg/,
+    )
     await expect(store({ bucket: 'no-such-bucket' }).remove('2026/11/g.jpg')).rejects.toThrow(/Bucket not found/)
   })
 
@@ -120,7 +135,9 @@ describe('the Supabase Storage result store', () => {
 
 describe('the key the store uploads with', () => {
   it('prefers the default of the new secret keys, then a single secret key, then the legacy service-role key', () => {
-    expect(storageKeyFrom({ SUPABASE_SECRET_KEYS: '{"default":"sb_secret_a","ci":"sb_secret_b"}', SUPABASE_SERVICE_ROLE_KEY: 'eyJ.legacy' })).toBe('sb_secret_a')
+    expect(
+      storageKeyFrom({ SUPABASE_SECRET_KEYS: '{"default":"sb_secret_a","ci":"sb_secret_b"}', SUPABASE_SERVICE_ROLE_KEY: 'eyJ.legacy' }),
+    ).toBe('sb_secret_a')
     expect(storageKeyFrom({ SUPABASE_SECRET_KEYS: '{"ci":"sb_secret_b"}' })).toBe('sb_secret_b')
     expect(storageKeyFrom({ SUPABASE_SECRET_KEYS: '{}', SUPABASE_SERVICE_ROLE_KEY: 'eyJ.legacy' })).toBe('eyJ.legacy')
     expect(storageKeyFrom({ SUPABASE_SECRET_KEY: 'sb_secret_c', SUPABASE_SERVICE_ROLE_KEY: 'eyJ.legacy' })).toBe('sb_secret_c')

@@ -21,7 +21,12 @@ interface Made {
   day: string
 }
 
-const BRIDAL = { trainRendered: 'train_rendered', trainScoreLow: 'train_score_low', scoreUnavailable: 'score_unavailable', trainPretreatmentUnavailable: 'train_pretreatment_unavailable' }
+const BRIDAL = {
+  trainRendered: 'train_rendered',
+  trainScoreLow: 'train_score_low',
+  scoreUnavailable: 'score_unavailable',
+  trainPretreatmentUnavailable: 'train_pretreatment_unavailable',
+}
 const DELIVERED = new Set(['generated', ...Object.values(BRIDAL)])
 
 describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s', (kind) => {
@@ -35,10 +40,20 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
   const admin = (...argv: string[]) => runAdmin(db.sql, argv)
   const report = async (...argv: string[]) => (await admin('usage', '--account', browserKey.accountId, ...argv)) as UsageReport
 
-  async function tryOn(key: CreatedKey, productKind: ProductKind, outcome: string, options: { page?: string; origin?: string; day: string }) {
+  async function tryOn(
+    key: CreatedKey,
+    productKind: ProductKind,
+    outcome: string,
+    options: { page?: string; origin?: string; day: string },
+  ) {
     const id = crypto.randomUUID()
     const begun = await billing.begin({
-      keyHash: await hashApiKey(key.apiKey), origin: options.origin ?? null, tryOnId: id, productKind, parentUrl: options.page, clientHash: client,
+      keyHash: await hashApiKey(key.apiKey),
+      origin: options.origin ?? null,
+      tryOnId: id,
+      productKind,
+      parentUrl: options.page,
+      clientHash: client,
     })
     expect(begun.verdict).toBe('ok')
     let status: Made['status'] = 'reserved'
@@ -49,7 +64,10 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     } else if (outcome !== 'running') {
       const delivered = DELIVERED.has(outcome)
       const settled = await billing.settle({
-        tryOnId: id, outcome, resultPath: delivered ? `2031/01/${id}.jpg` : null, shortId: delivered && outcome !== 'train_score_low' ? id.slice(0, 10).replace(/-/g, 'x') : null,
+        tryOnId: id,
+        outcome,
+        resultPath: delivered ? `2031/01/${id}.jpg` : null,
+        shortId: delivered && outcome !== 'train_score_low' ? id.slice(0, 10).replace(/-/g, 'x') : null,
       })
       status = settled.status as Made['status']
     }
@@ -66,7 +84,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
 
     const [d1, d2, d3] = DAYS
     const browser = { origin: SHOP }
-    await tryOn(browserKey, 'standard', 'generated', { ...browser, page: `${SHOP}/p/tee?utm_source=mail&email=jane%40example.com#reviews`, day: d1 })
+    await tryOn(browserKey, 'standard', 'generated', {
+      ...browser,
+      page: `${SHOP}/p/tee?utm_source=mail&email=jane%40example.com#reviews`,
+      day: d1,
+    })
     await tryOn(browserKey, 'standard', 'generated', { ...browser, page: `${SHOP}/p/tee?session=abc`, day: d1 })
     await tryOn(browserKey, 'standard', 'image_unreachable', { ...browser, page: `${SHOP}/p/tee`, day: d2 })
     await tryOn(browserKey, 'wedding-dress', 'train_rendered', { ...browser, page: `${SHOP}/p/gown?color=ivory`, day: d2 })
@@ -88,7 +110,11 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     outcome: (m) => m.outcome,
   }
   const nameOf: Record<string, (g: Record<string, unknown>) => unknown> = {
-    day: (g) => g.day, key: (g) => g.keyId, 'parent-url': (g) => g.parentUrl, origin: (g) => g.origin, outcome: (g) => g.outcome,
+    day: (g) => g.day,
+    key: (g) => g.keyId,
+    'parent-url': (g) => g.parentUrl,
+    origin: (g) => g.origin,
+    outcome: (g) => g.outcome,
   }
 
   /** The expected groups: counts from what was made, credits from the ledger rows of each group's try-ons. */
@@ -98,7 +124,18 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     const groups = new Map<unknown, Record<string, number>>()
     for (const m of made.filter((m) => m.keyId !== otherAccount.keyId && days.includes(m.day))) {
       const name = groupOf[by](m)
-      const group = groups.get(name) ?? { tryOns: 0, delivered: 0, failed: 0, running: 0, creditsCharged: 0, creditsRefunded: 0, trainRendered: 0, trainScoreLow: 0, scoreUnavailable: 0, trainPretreatmentUnavailable: 0 }
+      const group = groups.get(name) ?? {
+        tryOns: 0,
+        delivered: 0,
+        failed: 0,
+        running: 0,
+        creditsCharged: 0,
+        creditsRefunded: 0,
+        trainRendered: 0,
+        trainScoreLow: 0,
+        scoreUnavailable: 0,
+        trainPretreatmentUnavailable: 0,
+      }
       group.tryOns++
       if (m.status === 'succeeded') group.delivered++
       else if (m.status === 'reserved') group.running++
@@ -113,14 +150,18 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     return groups
   }
 
-  const metricsOf = (group: Record<string, unknown>) => Object.fromEntries(Object.entries(group).filter(([, value]) => typeof value === 'number'))
+  const metricsOf = (group: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(group).filter(([, value]) => typeof value === 'number'))
 
-  it.each(['day', 'key', 'parent-url', 'origin', 'outcome'])('reports each %s group exactly as its try-ons and their ledger rows add up', async (by) => {
-    const usage = await report('--by', by)
-    const want = await expected(by)
-    expect(usage.groups.length).toBe(want.size)
-    for (const group of usage.groups) expect(metricsOf(group), JSON.stringify(group)).toEqual(want.get(nameOf[by](group)))
-  })
+  it.each(['day', 'key', 'parent-url', 'origin', 'outcome'])(
+    'reports each %s group exactly as its try-ons and their ledger rows add up',
+    async (by) => {
+      const usage = await report('--by', by)
+      const want = await expected(by)
+      expect(usage.groups.length).toBe(want.size)
+      for (const group of usage.groups) expect(metricsOf(group), JSON.stringify(group)).toEqual(want.get(nameOf[by](group)))
+    },
+  )
 
   it('totals what the ledger holds for the account, and nothing of other accounts', async () => {
     const [ledger] = await db.sql`
@@ -130,7 +171,14 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
         from tryon.ledger where account_id = ${browserKey.accountId}`
     for (const by of ['day', 'key', 'parent-url', 'origin', 'outcome']) {
       const { total } = await report('--by', by)
-      expect(total, by).toMatchObject({ tryOns: 9, creditsCharged: ledger.charged, creditsRefunded: ledger.refunded, delivered: 6, failed: 2, running: 1 })
+      expect(total, by).toMatchObject({
+        tryOns: 9,
+        creditsCharged: ledger.charged,
+        creditsRefunded: ledger.refunded,
+        delivered: 6,
+        failed: 2,
+        running: 1,
+      })
       expect(total.trainRendered + total.trainScoreLow + total.scoreUnavailable + total.trainPretreatmentUnavailable).toBe(4)
     }
     // Every reserved credit is charged, refunded, or held by the try-on still running (1 credit).
@@ -155,14 +203,19 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     const want = await expected('parent-url', [DAYS[1], DAYS[2]])
     const pages = await report('--by', 'parent-url', '--from', DAYS[1], '--to', DAYS[2])
     for (const group of pages.groups) expect(metricsOf(group)).toEqual(want.get(group.parentUrl))
-    expect((await report('--by', 'day', '--from', DAYS[0], '--to', DAYS[0])).total).toMatchObject({ tryOns: 2, creditsCharged: 2, creditsRefunded: 0 })
+    expect((await report('--by', 'day', '--from', DAYS[0], '--to', DAYS[0])).total).toMatchObject({
+      tryOns: 2,
+      creditsCharged: 2,
+      creditsRefunded: 0,
+    })
     expect((await report('--by', 'origin', '--from', '2031-02-01')).groups).toEqual([])
   })
 
   it('names keys by id, prefix and label', async () => {
     const usage = await report('--by', 'key')
     expect(usage.groups.map((group) => [group.keyId, group.displayPrefix])).toEqual([
-      [browserKey.keyId, browserKey.apiKey.slice(0, 13)], [serverKey.keyId, serverKey.apiKey.slice(0, 13)],
+      [browserKey.keyId, browserKey.apiKey.slice(0, 13)],
+      [serverKey.keyId, serverKey.apiKey.slice(0, 13)],
     ])
   })
 
@@ -170,25 +223,38 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     const csv = (await admin('usage', '--account', browserKey.accountId, '--by', 'parent-url', '--csv')) as string
     const json = await report('--by', 'parent-url')
     const [header, ...lines] = csv.trimEnd().split('\n')
-    expect(header).toBe('parentUrl,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable')
-    expect(lines.map((line) => line.split(','))).toEqual(json.groups.map((group) => Object.values(group).map((value) => (value === null ? '' : String(value)))))
+    expect(header).toBe(
+      'parentUrl,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable',
+    )
+    expect(lines.map((line) => line.split(','))).toEqual(
+      json.groups.map((group) => Object.values(group).map((value) => (value === null ? '' : String(value)))),
+    )
     const empty = (await admin('usage', '--account', browserKey.accountId, '--by', 'key', '--from', '2031-02-01', '--csv')) as string
-    expect(empty).toBe('keyId,displayPrefix,label,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable\n')
+    expect(empty).toBe(
+      'keyId,displayPrefix,label,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable\n',
+    )
   })
 
   it('stays the same after shopper images are deleted: the ledger is untouched', async () => {
     const before = await Promise.all(['day', 'key', 'parent-url', 'origin', 'outcome'].map((by) => report('--by', by)))
-    for (const m of made.filter((m) => m.keyId === browserKey.keyId && m.status !== 'reserved')) await db.sql`select tryon.delete_tryon(${m.id})`
+    for (const m of made.filter((m) => m.keyId === browserKey.keyId && m.status !== 'reserved'))
+      await db.sql`select tryon.delete_tryon(${m.id})`
     const after = await Promise.all(['day', 'key', 'parent-url', 'origin', 'outcome'].map((by) => report('--by', by)))
     expect(after).toEqual(before)
   })
 
   it('refuses an unknown account and malformed options', async () => {
     await expect(admin('usage', '--account', '00000000-0000-4000-8000-000000000000', '--by', 'day')).rejects.toThrow(/does not exist/)
-    await expect(admin('usage', '--account', browserKey.accountId, '--by', 'week')).rejects.toThrow(/--by must be one of day, key, parent-url, origin, outcome/)
+    await expect(admin('usage', '--account', browserKey.accountId, '--by', 'week')).rejects.toThrow(
+      /--by must be one of day, key, parent-url, origin, outcome/,
+    )
     await expect(admin('usage', '--account', browserKey.accountId)).rejects.toThrow(/--by/)
     await expect(admin('usage', '--by', 'day')).rejects.toThrow(/--account/)
-    await expect(admin('usage', '--account', browserKey.accountId, '--by', 'day', '--from', '2031-13-01')).rejects.toThrow(/--from must be a date/)
-    await expect(admin('usage', '--account', browserKey.accountId, '--by', 'day', '--from', '2031-01-12', '--to', '2031-01-10')).rejects.toThrow(/--from must not be after --to/)
+    await expect(admin('usage', '--account', browserKey.accountId, '--by', 'day', '--from', '2031-13-01')).rejects.toThrow(
+      /--from must be a date/,
+    )
+    await expect(
+      admin('usage', '--account', browserKey.accountId, '--by', 'day', '--from', '2031-01-12', '--to', '2031-01-10'),
+    ).rejects.toThrow(/--from must not be after --to/)
   })
 })

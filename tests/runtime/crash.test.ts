@@ -76,7 +76,13 @@ describe('a service process killed between reservation and settlement (SIGKILL)'
     try {
       await restarted.waitFor(/^curl /m, 90_000)
       await eventually(async () => (await db.sql`select status from tryon.tryons where id = ${held.id}`)[0].status === 'expired')
-      expect(await ledgerCheck(db.sql, key.accountId)).toEqual({ balance: 2, reserved: 0, ledgerBalance: 2, ledgerReserved: 0, heldByTryOns: 0 })
+      expect(await ledgerCheck(db.sql, key.accountId)).toEqual({
+        balance: 2,
+        reserved: 0,
+        ledgerBalance: 2,
+        ledgerReserved: 0,
+        heldByTryOns: 0,
+      })
 
       // A settlement arriving after the sweep (a slow twin of the dead process) moves nothing.
       const [late] = await db.sql`select * from tryon.settle_tryon(${held.id}, 'generated', 'LateShort1', '2026/11/late.jpg', 'local')`
@@ -87,7 +93,6 @@ describe('a service process killed between reservation and settlement (SIGKILL)'
         { kind: 'reservation', delta: -1, reason: 'standard' },
         { kind: 'refund', delta: 1, reason: 'expired' },
       ])
-
     } finally {
       await restarted.stop()
     }
@@ -127,7 +132,9 @@ describe('a service process killed between reservation and settlement (SIGKILL)'
     await Promise.all(burst)
     await service.stop()
 
-    const answers = JSON.stringify(results.map((r) => (r instanceof Error ? r.message : { status: r.status, errorCode: r.body?.errorCode })))
+    const answers = JSON.stringify(
+      results.map((r) => (r instanceof Error ? r.message : { status: r.status, errorCode: r.body?.errorCode })),
+    )
     expect(delivered, answers).toBeGreaterThanOrEqual(3)
     expect(results.filter((r) => r instanceof Error).length).toBeGreaterThan(0)
 
@@ -140,7 +147,11 @@ describe('a service process killed between reservation and settlement (SIGKILL)'
     expect(counts.reserved).toBe(0)
     expect(counts.succeeded).toBeGreaterThanOrEqual(delivered)
     expect(await ledgerCheck(db.sql, key.accountId)).toEqual({
-      balance: 40 - counts.succeeded, reserved: 0, ledgerBalance: 40 - counts.succeeded, ledgerReserved: 0, heldByTryOns: 0,
+      balance: 40 - counts.succeeded,
+      reserved: 0,
+      ledgerBalance: 40 - counts.succeeded,
+      ledgerReserved: 0,
+      heldByTryOns: 0,
     })
   }, 240_000)
 })

@@ -73,11 +73,17 @@ describe('the Supabase entry under Deno', () => {
     await db.sql`select tryon.set_key_limits(${key.keyId}, '{"perClientDailyRefunded": 1}', true)`
     const body = {
       userPhoto: encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes),
-      productImage: encodeBase64(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 160, height: 160, transparentBackground: true }).bytes),
+      productImage: encodeBase64(
+        makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 160, height: 160, transparentBackground: true }).bytes,
+      ),
       productType: 'wedding-dress',
     }
     const send = (realIp?: string) =>
-      postTryOn(url, { apiKey: key.apiKey, body, headers: { Origin: 'https://shop.example', 'X-Tryon-Scenario': 'train_score_low', ...(realIp && { 'X-Real-IP': realIp }) } })
+      postTryOn(url, {
+        apiKey: key.apiKey,
+        body,
+        headers: { Origin: 'https://shop.example', 'X-Tryon-Scenario': 'train_score_low', ...(realIp && { 'X-Real-IP': realIp }) },
+      })
     expect((await send('198.51.100.1')).body).toMatchObject({ success: true, creditsCharged: 0 })
     const refused = await send('198.51.100.1')
     expectErrorBody(refused, 429, 'free_deliveries_exhausted')

@@ -39,7 +39,12 @@ describe('npm start on a fresh data directory (embedded PGlite)', () => {
       const weddingCurl = [...output.matchAll(/^curl .*$/gm)][1][0]
       expect(weddingCurl).toContain('demo-wedding-request.json')
       const wedding = JSON.parse((await run('bash', ['-c', weddingCurl])).stdout)
-      expect(wedding).toMatchObject({ success: true, creditsCharged: 2, creditsRemaining: 97, bridal: { applied: true, reason: 'train_rendered' } })
+      expect(wedding).toMatchObject({
+        success: true,
+        creditsCharged: 2,
+        creditsRemaining: 97,
+        bridal: { applied: true, reason: 'train_rendered' },
+      })
       const image = await fetch(resultUrl)
       expect(image.headers.get('content-type')).toBe('image/jpeg')
       expect(readImageHeader(new Uint8Array(await image.arrayBuffer()))?.format).toBe('jpeg')
@@ -92,7 +97,13 @@ describe('npm start on a .tryon/ made by the migrations before they were squashe
         ${MIGRATIONS_BEFORE_THE_SQUASH.map(([version, name]) => `('${version}', '${name}')`).join(', ')};`)
     await old.close()
 
-    const env = { ...process.env, TRYON_DATA_DIR: dataDir, PORT: String(await freePort()), DB_PORT: String(await freePort()), DATABASE_URL: '' }
+    const env = {
+      ...process.env,
+      TRYON_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      DB_PORT: String(await freePort()),
+      DATABASE_URL: '',
+    }
     const failure = await run('node_modules/.bin/tsx', ['devstack/main.ts'], { env, timeout: 90_000 }).then(
       () => ({ code: 0, stdout: 'started', stderr: '' }),
       (error: { code: number; stdout: string; stderr: string }) => error,

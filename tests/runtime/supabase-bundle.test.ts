@@ -54,11 +54,11 @@ describe('the tryon-api function as the Supabase CLI deploys it', () => {
   beforeAll(async () => {
     importMap = JSON.parse(await readFile(posix.join(root, DENO_JSON), 'utf8')).imports
     // The module graph Deno builds from the function's own deno.json alone, as the edge runtime does.
-    const { stdout } = await promisify(execFile)(
-      'node_modules/.bin/deno',
-      ['info', '--json', '--config', DENO_JSON, ENTRYPOINT],
-      { cwd: root, env: { ...process.env, DENO_NO_PACKAGE_JSON: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
-    )
+    const { stdout } = await promisify(execFile)('node_modules/.bin/deno', ['info', '--json', '--config', DENO_JSON, ENTRYPOINT], {
+      cwd: root,
+      env: { ...process.env, DENO_NO_PACKAGE_JSON: '1', NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    })
     graph = JSON.parse(stdout)
   }, 120_000)
 
@@ -95,11 +95,11 @@ describe('the tryon-api function as the Supabase CLI deploys it', () => {
   it('type-checks with deno check from deno.json alone, as the edge runtime loads it', async () => {
     // tsc covers shared/ under Node's types; this covers the entry and everything it imports under Deno's.
     // A type error makes deno exit non-zero, which rejects with its diagnostics. (A cached check prints nothing.)
-    const check = promisify(execFile)(
-      'node_modules/.bin/deno',
-      ['check', '--config', DENO_JSON, ENTRYPOINT],
-      { cwd: root, env: { ...process.env, DENO_NO_PACKAGE_JSON: '1', NO_COLOR: '1' }, maxBuffer: 16 * 1024 * 1024 },
-    )
+    const check = promisify(execFile)('node_modules/.bin/deno', ['check', '--config', DENO_JSON, ENTRYPOINT], {
+      cwd: root,
+      env: { ...process.env, DENO_NO_PACKAGE_JSON: '1', NO_COLOR: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    })
     await expect(check).resolves.toMatchObject({ stdout: '' })
   }, 180_000)
 

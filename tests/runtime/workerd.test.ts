@@ -102,7 +102,9 @@ describe('the Hono app as a Cloudflare Worker in workerd (Miniflare)', () => {
         body: { userPhoto, productImage: `data:image/webp;base64,${encodeBase64(garment.bytes)}`, clothingType: 'Jacket' },
       })
       expect(res.status, `${JSON.stringify(res.body)}\n${workerLogs}`).toBe(200)
-      expect(res.body.resultUrl).toMatch(new RegExp(`^${storage.url}/storage/v1/object/public/tryon-results/\\d{4}/\\d{2}/${res.body.tryOnId}\\.jpg$`))
+      expect(res.body.resultUrl).toMatch(
+        new RegExp(`^${storage.url}/storage/v1/object/public/tryon-results/\\d{4}/\\d{2}/${res.body.tryOnId}\\.jpg$`),
+      )
       const stored = storage.objects.get(res.body.resultUrl.slice(`${storage.url}/storage/v1/object/public/`.length))
       expect(stored).toMatchObject({ contentType: 'image/jpeg', cacheControl: `max-age=${RESULT_CACHE_SECONDS}` })
       expect(readImageHeader(new Uint8Array(stored!.bytes))).toEqual({ format: 'jpeg', width: 220, height: 380 })
@@ -147,7 +149,11 @@ describe('the Worker with a Hyperdrive binding instead of DATABASE_URL', () => {
       // Miniflare's local Hyperdrive hands the worker a connection string to a proxy in front of this database.
       // It insists on a password in the URL; the local server trusts 127.0.0.1, so any will do there.
       hyperdrives: { HYPERDRIVE: withPassword(db.url) },
-      bindings: { SUPABASE_URL: storage.url, SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }), TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET },
+      bindings: {
+        SUPABASE_URL: storage.url,
+        SUPABASE_SECRET_KEYS: JSON.stringify({ default: storage.key }),
+        TRYON_CLIENT_ADDRESS_SECRET: TEST_CLIENT_ADDRESS_SECRET,
+      },
       handleRuntimeStdio() {},
     })
     await worker.ready
@@ -166,7 +172,9 @@ describe('the Worker with a Hyperdrive binding instead of DATABASE_URL', () => {
       headers: { 'Content-Type': 'application/json', 'X-API-Key': key.apiKey },
       body: JSON.stringify({
         userPhoto: encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes),
-        productImage: encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [20, 120, 60], width: 160, height: 170, format: 'png' }).bytes),
+        productImage: encodeBase64(
+          makeGarmentPhoto({ kind: 'tshirt', color: [20, 120, 60], width: 160, height: 170, format: 'png' }).bytes,
+        ),
       }),
     })
     const body = (await response.json()) as { success: boolean; creditsRemaining: number; resultUrl: string }

@@ -68,17 +68,37 @@ export function makeBridalScene(seed: number, kind?: ProductKind): BridalScene {
   const rnd = random(seed * 7919 + 17)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]
   const between = (lo: number, hi: number) => lo + (hi - lo) * rnd()
-  const productKind: ProductKind = kind ?? pick(['train-gown', 'train-gown', 'train-gown', 'train-gown', 'floor-gown', 'floor-gown', 'short-dress', 'short-dress', 'tshirt', 'trousers'] as const)
+  const productKind: ProductKind =
+    kind ??
+    pick([
+      'train-gown',
+      'train-gown',
+      'train-gown',
+      'train-gown',
+      'floor-gown',
+      'floor-gown',
+      'short-dress',
+      'short-dress',
+      'tshirt',
+      'trousers',
+    ] as const)
   const colourName = pick(Object.keys(PRODUCT_COLOURS))
   const base = PRODUCT_COLOURS[colourName]
   const colour: Rgb = [base[0] + between(-5, 5), base[1] + between(-5, 5), base[2] + between(-5, 5)].map((v) => Math.min(252, v)) as Rgb
-  const style: ProductStyle = productKind === 'trousers' ? pick(['cut-out', 'white', 'grey'] as const) : pick(['cut-out', 'white', 'grey', 'mannequin'] as const)
+  const style: ProductStyle =
+    productKind === 'trousers' ? pick(['cut-out', 'white', 'grey'] as const) : pick(['cut-out', 'white', 'grey', 'mannequin'] as const)
   const product = drawProduct(rnd, productKind, style, colour)
   const shopper = drawShopperScene(rnd, colour)
   const quality = Math.round(between(55, 95))
   return {
     seed,
-    person: { bytes: encodeJpeg(shopper.image, quality), format: 'jpeg', width: shopper.image.width, height: shopper.image.height, pixels: shopper.image },
+    person: {
+      bytes: encodeJpeg(shopper.image, quality),
+      format: 'jpeg',
+      width: shopper.image.width,
+      height: shopper.image.height,
+      pixels: shopper.image,
+    },
     product: product.encoded,
     kind: productKind,
     hasTrain: productKind === 'train-gown',
@@ -107,7 +127,12 @@ function profile(top: number, bottom: number, left: (y: number) => number, right
 }
 
 function symmetric(top: number, bottom: number, centre: number, half: (y: number) => number): Shape {
-  return profile(top, bottom, (y) => centre - half(y), (y) => centre + half(y))
+  return profile(
+    top,
+    bottom,
+    (y) => centre - half(y),
+    (y) => centre + half(y),
+  )
 }
 
 function unionOf(...shapes: Shape[]): Shape {
@@ -121,7 +146,12 @@ function unionOf(...shapes: Shape[]): Shape {
       }
       return d === Infinity ? 10 : d
     },
-    bounds: [Math.min(...shapes.map((s) => s.bounds[0])), Math.min(...shapes.map((s) => s.bounds[1])), Math.max(...shapes.map((s) => s.bounds[2])), Math.max(...shapes.map((s) => s.bounds[3]))],
+    bounds: [
+      Math.min(...shapes.map((s) => s.bounds[0])),
+      Math.min(...shapes.map((s) => s.bounds[1])),
+      Math.max(...shapes.map((s) => s.bounds[2])),
+      Math.max(...shapes.map((s) => s.bounds[3])),
+    ],
   }
 }
 
@@ -166,13 +196,54 @@ const distance = (a: Rgb, b: Rgb) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1
 
 // ---------------------------------------------------------------- the shopper's photo
 
-const SKIN: Rgb[] = [[250, 221, 200], [238, 198, 170], [224, 172, 138], [198, 142, 105], [168, 112, 78], [132, 86, 58], [98, 64, 44], [72, 48, 34]]
-const HAIR: Rgb[] = [[24, 20, 18], [58, 38, 26], [104, 70, 42], [196, 160, 104], [150, 72, 40], [170, 168, 164]]
-const CLOTHES: Rgb[] = [
-  [30, 34, 44], [46, 70, 130], [120, 30, 40], [60, 100, 70], [200, 180, 150], [90, 90, 96], [150, 150, 155], [220, 220, 216],
-  [70, 50, 40], [180, 80, 60], [40, 110, 140], [230, 200, 80], [110, 60, 120], [20, 20, 22], [160, 120, 90], [245, 245, 245],
+const SKIN: Rgb[] = [
+  [250, 221, 200],
+  [238, 198, 170],
+  [224, 172, 138],
+  [198, 142, 105],
+  [168, 112, 78],
+  [132, 86, 58],
+  [98, 64, 44],
+  [72, 48, 34],
 ]
-const WALLS: Rgb[] = [[244, 242, 238], [236, 230, 220], [214, 214, 210], [196, 200, 204], [188, 198, 184], [170, 180, 196], [120, 124, 130], [222, 206, 190], [90, 86, 84], [250, 250, 250]]
+const HAIR: Rgb[] = [
+  [24, 20, 18],
+  [58, 38, 26],
+  [104, 70, 42],
+  [196, 160, 104],
+  [150, 72, 40],
+  [170, 168, 164],
+]
+const CLOTHES: Rgb[] = [
+  [30, 34, 44],
+  [46, 70, 130],
+  [120, 30, 40],
+  [60, 100, 70],
+  [200, 180, 150],
+  [90, 90, 96],
+  [150, 150, 155],
+  [220, 220, 216],
+  [70, 50, 40],
+  [180, 80, 60],
+  [40, 110, 140],
+  [230, 200, 80],
+  [110, 60, 120],
+  [20, 20, 22],
+  [160, 120, 90],
+  [245, 245, 245],
+]
+const WALLS: Rgb[] = [
+  [244, 242, 238],
+  [236, 230, 220],
+  [214, 214, 210],
+  [196, 200, 204],
+  [188, 198, 184],
+  [170, 180, 196],
+  [120, 124, 130],
+  [222, 206, 190],
+  [90, 86, 84],
+  [250, 250, 250],
+]
 
 interface Room {
   image: RgbaImage
@@ -182,7 +253,12 @@ interface Room {
 function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; body: BodyTruth; description: string } {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]
   const between = (lo: number, hi: number) => lo + (hi - lo) * rnd()
-  const [aw, ah] = pick([[2, 3], [3, 4], [9, 16], [4, 5]] as const)
+  const [aw, ah] = pick([
+    [2, 3],
+    [3, 4],
+    [9, 16],
+    [4, 5],
+  ] as const)
   const width = Math.round(between(360, 640) / 4) * 4
   const height = Math.round((width * ah) / aw)
   const figureHeight = height * between(0.66, 0.88)
@@ -205,7 +281,13 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
   }
   const topColour = clothe()
   const bottomColour = clothe()
-  const shoes: Rgb = pick([[20, 20, 22], [240, 236, 230], [200, 160, 130], [140, 30, 40], [90, 60, 40]])
+  const shoes: Rgb = pick([
+    [20, 20, 22],
+    [240, 236, 230],
+    [200, 160, 130],
+    [140, 30, 40],
+    [90, 60, 40],
+  ])
   const outfit = pick(['trousers', 'trousers', 'jeans', 'skirt', 'long-skirt', 'shorts', 'dress'] as const)
   const sleeves = pick(['short', 'long', 'none'] as const)
   const arms = pick(['down', 'down', 'out', 'hip', 'hips', 'front'] as const)
@@ -235,7 +317,9 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
     const kneeY = Math.min(to, 0.72)
     return unionOf(
       capsule([side(s, hip * 0.5), at(0.5)], thigh * widen, [side(s, (kneeX + bent) * H), at(kneeY)], thigh * 0.7 * widen),
-      ...(to > 0.72 ? [capsule([side(s, (kneeX + bent) * H), at(0.72)], thigh * 0.7 * widen, [side(s, ankleX * H), at(to)], thigh * 0.48 * widen)] : []),
+      ...(to > 0.72
+        ? [capsule([side(s, (kneeX + bent) * H), at(0.72)], thigh * 0.7 * widen, [side(s, ankleX * H), at(to)], thigh * 0.48 * widen)]
+        : []),
     )
   }
   const armPath = (s: number): [number, number][] => {
@@ -253,7 +337,8 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
   }
   const arm = (s: number, from = 0, to = 1): Shape => {
     const [a, b, c] = armPath(s)
-    const point = (t: number): [number, number] => (t <= 0.5 ? [lerp(a[0], b[0], t * 2), lerp(a[1], b[1], t * 2)] : [lerp(b[0], c[0], t * 2 - 1), lerp(b[1], c[1], t * 2 - 1)])
+    const point = (t: number): [number, number] =>
+      t <= 0.5 ? [lerp(a[0], b[0], t * 2), lerp(a[1], b[1], t * 2)] : [lerp(b[0], c[0], t * 2 - 1), lerp(b[1], c[1], t * 2 - 1)]
     const radius = (t: number) => upperArm * (1 - 0.3 * t)
     const pieces: Shape[] = []
     const steps = [0, 0.5, 1].filter((t) => t > from && t < to)
@@ -265,7 +350,15 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
     const c = armPath(s)[2]
     return ellipse(c[0], c[1] + 0.018 * H, 0.017 * H, 0.03 * H)
   }
-  const torsoHalf = knots([[0.165, sh * 0.7], [0.19, sh], [0.3, sh * 0.9], [0.4, waist], [0.5, hip]].map(([f, v]) => [at(f), v] as [number, number]))
+  const torsoHalf = knots(
+    [
+      [0.165, sh * 0.7],
+      [0.19, sh],
+      [0.3, sh * 0.9],
+      [0.4, waist],
+      [0.5, hip],
+    ].map(([f, v]) => [at(f), v] as [number, number]),
+  )
   const torso = symmetric(at(0.165), at(0.52), centreX, torsoHalf)
   const tilt = (s: Shape) => leaning(s, lean, floorY)
   const lit = (c: Rgb, amount = 0.1) => {
@@ -276,7 +369,21 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
   // Long hair falls behind the shoulders; then legs and feet, then the torso, arms and head over them.
   if (hairStyle === 'long' || hairStyle === 'shoulder') {
     const end = hairStyle === 'long' ? 0.3 : 0.2
-    canvas.fill(tilt(symmetric(at(0.02), at(end), centreX, knots([[at(0.02), 0.04 * H], [at(0.07), 0.058 * H], [at(end), 0.06 * H]]))), hair)
+    canvas.fill(
+      tilt(
+        symmetric(
+          at(0.02),
+          at(end),
+          centreX,
+          knots([
+            [at(0.02), 0.04 * H],
+            [at(0.07), 0.058 * H],
+            [at(end), 0.06 * H],
+          ]),
+        ),
+      ),
+      hair,
+    )
   }
   const feet = [-1, 1].map((s) => ellipse(side(s, (ankleX + 0.012) * H), at(0.978), 0.034 * H, 0.022 * H))
   for (const foot of feet) canvas.fill(tilt(foot), shoes)
@@ -290,7 +397,21 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
   if (outfit === 'skirt' || outfit === 'long-skirt' || outfit === 'dress') {
     const hem = outfit === 'long-skirt' ? between(0.86, 0.93) : between(0.62, 0.74)
     const flare = between(1.05, 1.5)
-    canvas.fill(tilt(symmetric(at(0.4), at(hem), centreX, knots([[at(0.4), waist * 1.02], [at(0.5), hip * 1.05], [at(hem), hip * flare]]))), outfit === 'dress' ? lit(topColour) : bottomPaint)
+    canvas.fill(
+      tilt(
+        symmetric(
+          at(0.4),
+          at(hem),
+          centreX,
+          knots([
+            [at(0.4), waist * 1.02],
+            [at(0.5), hip * 1.05],
+            [at(hem), hip * flare],
+          ]),
+        ),
+      ),
+      outfit === 'dress' ? lit(topColour) : bottomPaint,
+    )
   }
   const topPaint = lit(topColour)
   if (outfit !== 'dress') canvas.fill(tilt(torso), topPaint)
@@ -331,7 +452,14 @@ function drawShopperScene(rnd: Random, productColour: Rgb): { image: RgbaImage; 
     torso: box(centreX - innerTorso, at(0.27), centreX + innerTorso, at(arms === 'front' ? 0.33 : 0.38)),
     thighs: [-1, 1].map((s) => box(side(s, hip * 0.5) - thigh * 0.4, at(0.56), side(s, hip * 0.5) + thigh * 0.4, at(0.66))),
     topColour,
-    bottomColour: outfit === 'dress' ? topColour : outfit === 'shorts' ? skin : outfit === 'trousers' || outfit === 'jeans' || outfit === 'long-skirt' || outfit === 'skirt' ? bottomColour : skin,
+    bottomColour:
+      outfit === 'dress'
+        ? topColour
+        : outfit === 'shorts'
+          ? skin
+          : outfit === 'trousers' || outfit === 'jeans' || outfit === 'long-skirt' || outfit === 'skirt'
+            ? bottomColour
+            : skin,
   }
   const description = `${width}x${height} shopper (${outfit}, ${sleeves} sleeves, arms ${arms}, feet ${stance}, hair ${hairStyle}, size ${size.toFixed(2)}) in ${room.description}`
   return { image, body, description }
@@ -345,7 +473,19 @@ function drawRoom(rnd: Random, width: number, height: number, floorY: number, ce
   const floorKind = pick(['plain', 'gradient', 'planks', 'planks-across', 'tiles', 'marble', 'near-white', 'carpet', 'sweep'] as const)
   const wall = pick(WALLS)
   const wall2 = mix(wall, pick(WALLS), 0.5)
-  const floorColour: Rgb = floorKind === 'near-white' ? [between(238, 250), between(236, 248), between(232, 246)] : pick([[196, 170, 140], [150, 110, 80], [110, 80, 60], [220, 214, 204], [170, 170, 168], [90, 92, 96], [232, 226, 218], [60, 50, 46]] as Rgb[])
+  const floorColour: Rgb =
+    floorKind === 'near-white'
+      ? [between(238, 250), between(236, 248), between(232, 246)]
+      : pick([
+          [196, 170, 140],
+          [150, 110, 80],
+          [110, 80, 60],
+          [220, 214, 204],
+          [170, 170, 168],
+          [90, 92, 96],
+          [232, 226, 218],
+          [60, 50, 46],
+        ] as Rgb[])
   const horizon = floorKind === 'sweep' ? -1 : floorY - H * between(0.04, 0.3)
   const skirting = floorKind !== 'sweep' && rnd() < 0.5 ? H * between(0.012, 0.03) : 0
   const skirtingColour: Rgb = pick([[246, 246, 244], [120, 90, 70], scale(wall, 0.85)])
@@ -355,7 +495,11 @@ function drawRoom(rnd: Random, width: number, height: number, floorY: number, ce
   const vanishY = horizon - H * between(0.8, 2)
   const plank = H * between(0.035, 0.07)
   const tile = H * between(0.06, 0.14)
-  const grout = pick([[250, 250, 250], [90, 90, 90], [180, 176, 170]] as Rgb[])
+  const grout = pick([
+    [250, 250, 250],
+    [90, 90, 90],
+    [180, 176, 170],
+  ] as Rgb[])
   const veins = between(0.02, 0.06)
   const floorAt = (x: number, y: number): Rgb => {
     // Depth below the horizon: rows further down are nearer the camera.
@@ -427,7 +571,10 @@ function drawRoom(rnd: Random, width: number, height: number, floorY: number, ce
   for (let y = Math.max(0, Math.floor(floorY - 0.05 * H)); y < Math.min(height, floorY + 0.05 * H); y++) {
     for (let x = 0; x < width; x++) {
       const d = Math.hypot((x - centreX) / (0.16 * H), (y - floorY) / (0.025 * H))
-      const cast = castLength > 0 ? Math.hypot((x - (centreX + shadowSide * castLength * 0.6)) / (castLength * 0.6), (y - floorY + 0.01 * H) / (0.02 * H)) : 9
+      const cast =
+        castLength > 0
+          ? Math.hypot((x - (centreX + shadowSide * castLength * 0.6)) / (castLength * 0.6), (y - floorY + 0.01 * H) / (0.02 * H))
+          : 9
       const dark = Math.max(0, 1 - d) * 0.35 + Math.max(0, 1 - cast) * 0.2
       if (dark <= 0) continue
       const o = (y * width + x) * 4
@@ -474,12 +621,23 @@ interface GarmentDrawing {
 function drawProduct(rnd: Random, kind: ProductKind, style: ProductStyle, colour: Rgb): { encoded: EncodedPhoto; description: string } {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]
   const between = (lo: number, hi: number) => lo + (hi - lo) * rnd()
-  const [aw, ah] = pick([[1, 1], [4, 5], [3, 4], [2, 3]] as const)
+  const [aw, ah] = pick([
+    [1, 1],
+    [4, 5],
+    [3, 4],
+    [2, 3],
+  ] as const)
   const width = Math.round(between(320, 640) / 4) * 4
   const height = Math.round((width * ah) / aw)
-  const garment = kind === 'tshirt' ? drawTshirt(rnd, width, height, colour, style) : kind === 'trousers' ? drawTrousers(rnd, width, height, colour) : drawDress(rnd, kind, width, height, colour, style)
+  const garment =
+    kind === 'tshirt'
+      ? drawTshirt(rnd, width, height, colour, style)
+      : kind === 'trousers'
+        ? drawTrousers(rnd, width, height, colour)
+        : drawDress(rnd, kind, width, height, colour, style)
   const canvas = new Canvas(width, height)
-  const backdrop: Rgb | undefined = style === 'cut-out' ? undefined : style === 'grey' ? [between(120, 205), 0, 0] : [between(246, 255), 0, 0]
+  const backdrop: Rgb | undefined =
+    style === 'cut-out' ? undefined : style === 'grey' ? [between(120, 205), 0, 0] : [between(246, 255), 0, 0]
   if (backdrop) {
     const grey = backdrop[0]
     const tint = between(-3, 3)
@@ -491,7 +649,10 @@ function drawProduct(rnd: Random, kind: ProductKind, style: ProductStyle, colour
     })
     // A soft shadow where the garment meets the floor of the studio.
     const [bx0, , bx1, by1] = garment.shape.bounds
-    if (rnd() < 0.6) canvas.fill(ellipse((bx0 + bx1) / 2, Math.min(height - 2, by1 - 2), (bx1 - bx0) * 0.45, Math.max(3, height * 0.015)), () => scale([grey, grey, grey + tint], 0.86))
+    if (rnd() < 0.6)
+      canvas.fill(ellipse((bx0 + bx1) / 2, Math.min(height - 2, by1 - 2), (bx1 - bx0) * 0.45, Math.max(3, height * 0.015)), () =>
+        scale([grey, grey, grey + tint], 0.86),
+      )
   }
   for (const prop of garment.props) canvas.fill(prop.shape, prop.colour)
   // Fabric that lets the backdrop through (lace, tulle) is blended by hand after an opaque fill.
@@ -517,7 +678,14 @@ function drawProduct(rnd: Random, kind: ProductKind, style: ProductStyle, colour
 }
 
 /** Fabric paint: satin folds and sheen, lace motifs or beading, darker towards the hem. */
-function fabricPaint(rnd: Random, colour: Rgb, centreX: number, top: number, length: number, texture: 'satin' | 'lace' | 'crepe' | 'beaded' | 'cotton') {
+function fabricPaint(
+  rnd: Random,
+  colour: Rgb,
+  centreX: number,
+  top: number,
+  length: number,
+  texture: 'satin' | 'lace' | 'crepe' | 'beaded' | 'cotton',
+) {
   const folds = 3 + rnd() * 6
   const n = valueNoise(Math.floor(rnd() * 1e6), Math.max(2, length / 50))
   const fine = valueNoise(Math.floor(rnd() * 1e6), 2)
@@ -545,7 +713,8 @@ function fabricPaint(rnd: Random, colour: Rgb, centreX: number, top: number, len
 function laceOpacity(rnd: Random, top: number, bottom: number, enabled: boolean): (x: number, y: number) => number {
   if (!enabled) return () => 1
   const cell = 4 + rnd() * 4
-  return (x, y) => (y > top && y < bottom && ((Math.floor(x / cell) + Math.floor(y / cell)) & 1) === 0 && ((x * 13 + y * 7) % 5 === 0) ? 0.55 : 1)
+  return (x, y) =>
+    y > top && y < bottom && ((Math.floor(x / cell) + Math.floor(y / cell)) & 1) === 0 && (x * 13 + y * 7) % 5 === 0 ? 0.55 : 1
 }
 
 /**
@@ -555,26 +724,48 @@ function laceOpacity(rnd: Random, top: number, bottom: number, enabled: boolean)
 function drawDress(rnd: Random, kind: ProductKind, width: number, height: number, colour: Rgb, style: ProductStyle): GarmentDrawing {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]
   const between = (lo: number, hi: number) => lo + (hi - lo) * rnd()
-  const silhouette = kind === 'short-dress' ? pick(['a-line', 'sheath', 'skater', 'shift'] as const) : pick(['a-line', 'ball', 'mermaid', 'sheath', 'empire'] as const)
+  const silhouette =
+    kind === 'short-dress'
+      ? pick(['a-line', 'sheath', 'skater', 'shift'] as const)
+      : pick(['a-line', 'ball', 'mermaid', 'sheath', 'empire'] as const)
   const neckline = pick(['straps', 'straps', 'strapless', 'sweetheart', 'v-neck', 'halter', 'off-shoulder', 'high-neck'] as const)
   const sleeves = neckline === 'strapless' || neckline === 'halter' ? 'none' : pick(['none', 'none', 'cap', 'long', 'short'] as const)
   const texture = pick(['satin', 'lace', 'crepe', 'beaded'] as const)
   const hem = kind === 'short-dress' ? between(0.6, 0.86) : between(0.99, 1.02)
-  const train = kind === 'train-gown' ? { depth: between(0.06, 0.3), spread: between(1.25, 2.2), swept: rnd() < 0.25 ? between(-0.12, 0.12) : 0 } : undefined
+  const train =
+    kind === 'train-gown'
+      ? { depth: between(0.06, 0.3), spread: between(1.25, 2.2), swept: rnd() < 0.25 ? between(-0.12, 0.12) : 0 }
+      : undefined
   const waistF = silhouette === 'empire' ? 0.31 : between(0.37, 0.44)
   const sh = between(0.105, 0.12)
   const waist = between(0.062, 0.078)
   const hip = between(0.088, 0.105)
   const hemHalf =
-    silhouette === 'ball' ? between(0.3, 0.42) : silhouette === 'a-line' || silhouette === 'empire' ? between(0.17, 0.27) : silhouette === 'mermaid' ? between(0.17, 0.26) : silhouette === 'skater' ? between(0.2, 0.3) : between(0.1, 0.13)
-  const topF = neckline === 'strapless' || neckline === 'sweetheart' ? 0.235 : neckline === 'off-shoulder' ? 0.205 : neckline === 'high-neck' ? 0.13 : 0.17
+    silhouette === 'ball'
+      ? between(0.3, 0.42)
+      : silhouette === 'a-line' || silhouette === 'empire'
+        ? between(0.17, 0.27)
+        : silhouette === 'mermaid'
+          ? between(0.17, 0.26)
+          : silhouette === 'skater'
+            ? between(0.2, 0.3)
+            : between(0.1, 0.13)
+  const topF =
+    neckline === 'strapless' || neckline === 'sweetheart'
+      ? 0.235
+      : neckline === 'off-shoulder'
+        ? 0.205
+        : neckline === 'high-neck'
+          ? 0.13
+          : 0.17
   // Extent in H units: from the straps (or collar) to the end of the hem or train.
   const first = neckline === 'straps' || neckline === 'halter' || neckline === 'v-neck' ? 0.15 : topF
   const trainEnd = train ? hem + train.depth : hem
   const extent = trainEnd + 0.01 - first
   const fill = between(0.72, 0.92)
   const H = (height * fill) / extent
-  const maxWidthUnits = Math.max(train ? hemHalf * train.spread + Math.abs(train.swept) : hemHalf, sleeves === 'long' ? sh + 0.07 : sh + 0.02) * 2
+  const maxWidthUnits =
+    Math.max(train ? hemHalf * train.spread + Math.abs(train.swept) : hemHalf, sleeves === 'long' ? sh + 0.07 : sh + 0.02) * 2
   const scaleH = Math.min(H, (width * 0.94) / maxWidthUnits)
   const cx = width / 2 + between(-0.03, 0.03) * width
   const y0 = (height - extent * scaleH) / 2 - first * scaleH + between(-0.02, 0.02) * height
@@ -585,20 +776,46 @@ function drawDress(rnd: Random, kind: ProductKind, width: number, height: number
     silhouette === 'ball'
       ? (f: number) => (f < waistF ? waist : lerp(waist, hemHalf, Math.sqrt((f - waistF) / (hem - waistF))))
       : silhouette === 'mermaid'
-        ? knots([[waistF, waist], [0.5, hip], [0.72, hip * 0.92], [hem, hemHalf]])
+        ? knots([
+            [waistF, waist],
+            [0.5, hip],
+            [0.72, hip * 0.92],
+            [hem, hemHalf],
+          ])
         : silhouette === 'sheath' || silhouette === 'shift'
-          ? knots([[waistF, waist * (silhouette === 'shift' ? 1.2 : 1)], [0.5, hip], [hem, hemHalf]])
+          ? knots([
+              [waistF, waist * (silhouette === 'shift' ? 1.2 : 1)],
+              [0.5, hip],
+              [hem, hemHalf],
+            ])
           : silhouette === 'empire'
-            ? knots([[waistF, waist], [hem, hemHalf]])
-            : knots([[waistF, waist], [0.5, Math.max(hip, lerp(waist, hemHalf, (0.5 - waistF) / (hem - waistF)))], [hem, hemHalf]])
-  const bodiceHalf = knots([[topF, neckline === 'off-shoulder' ? sh * 1.05 : neckline === 'halter' ? sh * 0.75 : sh * 0.86], [0.2, sh * 0.9], [0.27, 0.088], [waistF, waist]])
+            ? knots([
+                [waistF, waist],
+                [hem, hemHalf],
+              ])
+            : knots([
+                [waistF, waist],
+                [0.5, Math.max(hip, lerp(waist, hemHalf, (0.5 - waistF) / (hem - waistF)))],
+                [hem, hemHalf],
+              ])
+  const bodiceHalf = knots([
+    [topF, neckline === 'off-shoulder' ? sh * 1.05 : neckline === 'halter' ? sh * 0.75 : sh * 0.86],
+    [0.2, sh * 0.9],
+    [0.27, 0.088],
+    [waistF, waist],
+  ])
   const half = (f: number) => (f <= waistF ? bodiceHalf(f) : skirtHalf(f))
   // The hem is seen from a little above: its centre hangs lower than its sides.
   const hemCurve = between(0.003, silhouette === 'ball' ? 0.035 : 0.015)
   // The hem is rounded: its sides rise by hemCurve, as a skirt seen from a little above.
   const hemY = Y(hem)
   const hemDepth = X(hemCurve)
-  const bodyAndSkirt = profile(Y(topF), hemY + hemDepth, (y) => cx - X(half((y - y0) / scaleH)), (y) => cx + X(half((y - y0) / scaleH)))
+  const bodyAndSkirt = profile(
+    Y(topF),
+    hemY + hemDepth,
+    (y) => cx - X(half((y - y0) / scaleH)),
+    (y) => cx + X(half((y - y0) / scaleH)),
+  )
   const skirt: Shape = {
     bounds: bodyAndSkirt.bounds,
     distance: (x, y) => {
@@ -614,7 +831,14 @@ function drawDress(rnd: Random, kind: ProductKind, width: number, height: number
     const spreadHalf = X(hemHalf * train.spread)
     const centre = cx + X(train.swept)
     // Fabric on the floor behind and around the hem: it fans out from the knees and ends in a rounded edge.
-    pieces.push(profile(Y(0.74), hemY + depth, (y) => centre - fan(y), (y) => centre + fan(y)))
+    pieces.push(
+      profile(
+        Y(0.74),
+        hemY + depth,
+        (y) => centre - fan(y),
+        (y) => centre + fan(y),
+      ),
+    )
     function fan(y: number): number {
       const start = Y(0.74)
       const t = Math.min(1, Math.max(0, (y - start) / (hemY + depth - start)))
@@ -628,10 +852,32 @@ function drawDress(rnd: Random, kind: ProductKind, width: number, height: number
     const strap = X(between(0.006, 0.02))
     for (const s of [-1, 1]) pieces.push(capsule([cx + s * X(sh * 0.62), Y(0.15)], strap, [cx + s * X(sh * 0.72), Y(topF + 0.01)], strap))
   }
-  if (neckline === 'halter') pieces.push(polygon([[cx - X(0.03), Y(0.15)], [cx + X(0.03), Y(0.15)], [cx + X(sh * 0.7), Y(0.2)], [cx - X(sh * 0.7), Y(0.2)]]))
-  if (neckline === 'v-neck') holes.push(polygon([[cx - X(0.05), Y(topF - 0.01)], [cx + X(0.05), Y(topF - 0.01)], [cx, Y(0.26)]]))
+  if (neckline === 'halter')
+    pieces.push(
+      polygon([
+        [cx - X(0.03), Y(0.15)],
+        [cx + X(0.03), Y(0.15)],
+        [cx + X(sh * 0.7), Y(0.2)],
+        [cx - X(sh * 0.7), Y(0.2)],
+      ]),
+    )
+  if (neckline === 'v-neck')
+    holes.push(
+      polygon([
+        [cx - X(0.05), Y(topF - 0.01)],
+        [cx + X(0.05), Y(topF - 0.01)],
+        [cx, Y(0.26)],
+      ]),
+    )
   if (neckline === 'straps') holes.push(ellipse(cx, Y(topF), X(sh * 0.45), X(0.03)))
-  if (neckline === 'sweetheart') holes.push(polygon([[cx - X(0.015), Y(topF - 0.02)], [cx + X(0.015), Y(topF - 0.02)], [cx, Y(topF + 0.025)]]))
+  if (neckline === 'sweetheart')
+    holes.push(
+      polygon([
+        [cx - X(0.015), Y(topF - 0.02)],
+        [cx + X(0.015), Y(topF - 0.02)],
+        [cx, Y(topF + 0.025)],
+      ]),
+    )
   if (neckline === 'high-neck') pieces.push(capsule([cx, Y(0.13)], X(0.03), [cx, Y(0.17)], X(0.035)))
   if (sleeves !== 'none') {
     const end = sleeves === 'long' ? 0.5 : sleeves === 'short' ? 0.3 : 0.23
@@ -645,10 +891,27 @@ function drawDress(rnd: Random, kind: ProductKind, width: number, height: number
   const shape = minus(unionOf(...pieces), ...holes)
   const props: GarmentDrawing['props'] = []
   if (style === 'mannequin') {
-    const form: Rgb = pick([[236, 232, 224], [40, 40, 42], [190, 186, 180], [214, 196, 170]] as Rgb[])
+    const form: Rgb = pick([
+      [236, 232, 224],
+      [40, 40, 42],
+      [190, 186, 180],
+      [214, 196, 170],
+    ] as Rgb[])
     // A dress form: a neck stump, shoulders where the garment leaves them bare, a pole and a base below the hem.
     props.push({ shape: capsule([cx, Y(0.1)], X(0.034), [cx, Y(0.2)], X(0.04)), colour: form })
-    props.push({ shape: symmetric(Y(0.17), Y(0.45), cx, (y) => X(knots([[0.17, sh * 0.85], [0.2, sh * 0.9], [0.3, 0.09], [0.42, 0.07]])((y - y0) / scaleH))), colour: form })
+    props.push({
+      shape: symmetric(Y(0.17), Y(0.45), cx, (y) =>
+        X(
+          knots([
+            [0.17, sh * 0.85],
+            [0.2, sh * 0.9],
+            [0.3, 0.09],
+            [0.42, 0.07],
+          ])((y - y0) / scaleH),
+        ),
+      ),
+      colour: form,
+    })
     props.push({ shape: capsule([cx, Y(0.45)], X(0.009), [cx, Y(Math.max(hem, 0.99))], X(0.009)), colour: scale(form, 0.7) })
     props.push({ shape: ellipse(cx, Y(Math.max(hem, 0.99)), X(0.12), X(0.018)), colour: scale(form, 0.6) })
   }
@@ -670,10 +933,32 @@ function drawTshirt(rnd: Random, width: number, height: number, colour: Rgb, sty
   const y0 = (height - length * s) / 2
   const X = (u: number) => u * s
   const Y = (f: number) => y0 + f * s
-  const body = symmetric(Y(0), Y(length), cx, knots([[Y(0), X(bodyHalf * 0.9)], [Y(0.05), X(bodyHalf)], [Y(length), X(bodyHalf * 1.02)]]))
+  const body = symmetric(
+    Y(0),
+    Y(length),
+    cx,
+    knots([
+      [Y(0), X(bodyHalf * 0.9)],
+      [Y(0.05), X(bodyHalf)],
+      [Y(length), X(bodyHalf * 1.02)],
+    ]),
+  )
   const sleeveEnd = long ? 0.34 : 0.12
-  const sleeves = [-1, 1].map((d) => capsule([cx + d * X(bodyHalf * 0.8), Y(0.05)], X(0.05), [cx + d * X(bodyHalf + (long ? 0.16 : 0.08)), Y(sleeveEnd)], X(long ? 0.03 : 0.045)))
-  const neck = vNeck ? polygon([[cx - X(0.06), Y(-0.01)], [cx + X(0.06), Y(-0.01)], [cx, Y(0.09)]]) : ellipse(cx, Y(0), X(0.06), X(0.035))
+  const sleeves = [-1, 1].map((d) =>
+    capsule(
+      [cx + d * X(bodyHalf * 0.8), Y(0.05)],
+      X(0.05),
+      [cx + d * X(bodyHalf + (long ? 0.16 : 0.08)), Y(sleeveEnd)],
+      X(long ? 0.03 : 0.045),
+    ),
+  )
+  const neck = vNeck
+    ? polygon([
+        [cx - X(0.06), Y(-0.01)],
+        [cx + X(0.06), Y(-0.01)],
+        [cx, Y(0.09)],
+      ])
+    : ellipse(cx, Y(0), X(0.06), X(0.035))
   const props: GarmentDrawing['props'] = []
   if (style === 'mannequin') {
     props.push({ shape: capsule([cx, Y(-0.08)], X(0.03), [cx, Y(0.02)], X(0.035)), colour: [40, 40, 42] })
@@ -703,8 +988,18 @@ function drawTrousers(rnd: Random, width: number, height: number, colour: Rgb): 
   const outer = (y: number) => X(lerp(waist, gap + 2 * hemHalf, at(y)))
   const inner = (y: number) => X(lerp(0.003, gap, at(y)))
   const legs = [
-    profile(Y(0.1), Y(length), (y) => cx - outer(y), (y) => cx - inner(y)),
-    profile(Y(0.1), Y(length), (y) => cx + inner(y), (y) => cx + outer(y)),
+    profile(
+      Y(0.1),
+      Y(length),
+      (y) => cx - outer(y),
+      (y) => cx - inner(y),
+    ),
+    profile(
+      Y(0.1),
+      Y(length),
+      (y) => cx + inner(y),
+      (y) => cx + outer(y),
+    ),
   ]
   const seat = symmetric(Y(0), Y(0.12), cx, () => X(waist))
   return {
@@ -751,7 +1046,8 @@ export function judgeResult(scene: BridalScene, result: RgbaImage): ResultTruth 
         const ry = Math.min(result.height - 1, Math.floor((y + 0.5) * sy))
         const r = (ry * result.width + rx) * 4
         count++
-        if (test([result.data[r], result.data[r + 1], result.data[r + 2]], [original.data[o], original.data[o + 1], original.data[o + 2]])) hits++
+        if (test([result.data[r], result.data[r + 1], result.data[r + 2]], [original.data[o], original.data[o + 1], original.data[o + 2]]))
+          hits++
       }
     }
     return count ? hits / count : 0

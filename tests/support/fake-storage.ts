@@ -51,7 +51,11 @@ export async function startFakeStorage(options: { buckets?: string[]; key?: stri
       // Public objects are readable from any page, as a module script from a shop needs: Supabase's gateway runs
       // Kong's cors plugin (default origin *) on /storage/v1/ (supabase/cli internal/start/templates/kong.yml).
       const cors = { 'access-control-allow-origin': '*' }
-      return { status: 200, body: object.bytes, headers: { 'content-type': object.contentType, 'cache-control': object.cacheControl, ...cors } }
+      return {
+        status: 200,
+        body: object.bytes,
+        headers: { 'content-type': object.contentType, 'cache-control': object.cacheControl, ...cors },
+      }
     }
 
     const removal = /^\/storage\/v1\/object\/([^/]+)$/.exec(path)
@@ -63,7 +67,10 @@ export async function startFakeStorage(options: { buckets?: string[]; key?: stri
       if (!buckets.has(bucket)) return json(400, { statusCode: '404', error: 'Bucket not found', message: 'Bucket not found' })
       const { prefixes } = JSON.parse(body.toString('utf8')) as { prefixes: string[] }
       const removed = prefixes.filter((name) => objects.delete(`${bucket}/${name}`))
-      return json(200, removed.map((name) => ({ name, bucket_id: bucket, id: crypto.randomUUID() })))
+      return json(
+        200,
+        removed.map((name) => ({ name, bucket_id: bucket, id: crypto.randomUUID() })),
+      )
     }
 
     const upload = /^\/storage\/v1\/object\/([^/]+)\/(.+)$/.exec(path)
@@ -72,7 +79,11 @@ export async function startFakeStorage(options: { buckets?: string[]; key?: stri
         return json(400, { statusCode: '403', error: 'Unauthorized', message: 'Invalid Compact JWS' })
       }
       if (state.failUploadsWith !== null) {
-        return json(state.failUploadsWith, { statusCode: String(state.failUploadsWith), error: 'internal', message: 'Internal Server Error' })
+        return json(state.failUploadsWith, {
+          statusCode: String(state.failUploadsWith),
+          error: 'internal',
+          message: 'Internal Server Error',
+        })
       }
       const [, bucket, encodedPath] = upload
       if (!buckets.has(bucket)) return json(400, { statusCode: '404', error: 'Bucket not found', message: 'Bucket not found' })

@@ -138,15 +138,17 @@ const sizeArb = (max: number) => fc.record({ width: side(max), height: side(max)
 export function hostileImageArbitrary(options: { firstMax?: number; laterMax?: number } = {}): fc.Arbitrary<HostileFile> {
   const first = sizeArb(options.firstMax ?? 256)
   const later = sizeArb(options.laterMax ?? 12_000)
-  const png = fc
-    .tuple(first, fc.array(later, { maxLength: 3 }), fc.nat())
-    .map(([head, rest, pick]): HostileFile => {
-      const sizes = [head, ...rest]
-      return { bytes: pngWithHeaders(sizes, { dataFor: pick % sizes.length }), format: 'png', sizes }
-    })
-  const webp = fc
-    .tuple(first, fc.oneof(fc.constant(null), sizeArb(Math.min(options.laterMax ?? 16_384, 16_384))))
-    .map(([canvas, frame]): HostileFile => ({ bytes: webpCanvasAndFrame(canvas, frame ?? canvas), format: 'webp', sizes: [canvas, frame ?? canvas] }))
+  const png = fc.tuple(first, fc.array(later, { maxLength: 3 }), fc.nat()).map(([head, rest, pick]): HostileFile => {
+    const sizes = [head, ...rest]
+    return { bytes: pngWithHeaders(sizes, { dataFor: pick % sizes.length }), format: 'png', sizes }
+  })
+  const webp = fc.tuple(first, fc.oneof(fc.constant(null), sizeArb(Math.min(options.laterMax ?? 16_384, 16_384)))).map(
+    ([canvas, frame]): HostileFile => ({
+      bytes: webpCanvasAndFrame(canvas, frame ?? canvas),
+      format: 'webp',
+      sizes: [canvas, frame ?? canvas],
+    }),
+  )
   const jpeg = fc
     .tuple(first, fc.array(sizeArb(Math.min(options.laterMax ?? 65_535, 65_535)), { maxLength: 2 }))
     .map(([head, rest]): HostileFile => ({ bytes: jpegWithFrames([head, ...rest]), format: 'jpeg', sizes: [head, ...rest] }))

@@ -17,10 +17,10 @@ function zigzagAt(k: number): number {
     if (up) {
       if (col === 7) row++
       else if (row === 0) col++
-      else (row--, col++)
+      else row--, col++
     } else if (row === 7) col++
     else if (col === 0) row++
-    else (row++, col--)
+    else row++, col--
   }
   return row * 8 + col
 }
@@ -49,19 +49,42 @@ export interface CoefficientImage {
 
 const SAMPLING: Record<JpegLayout, [number, number][]> = {
   gray: [[1, 1]],
-  '4:4:4': [[1, 1], [1, 1], [1, 1]],
-  '4:2:2': [[2, 1], [1, 1], [1, 1]],
-  '4:2:0': [[2, 2], [1, 1], [1, 1]],
-  cmyk: [[1, 1], [1, 1], [1, 1], [1, 1]],
-  ycck: [[2, 2], [1, 1], [1, 1], [2, 2]],
+  '4:4:4': [
+    [1, 1],
+    [1, 1],
+    [1, 1],
+  ],
+  '4:2:2': [
+    [2, 1],
+    [1, 1],
+    [1, 1],
+  ],
+  '4:2:0': [
+    [2, 2],
+    [1, 1],
+    [1, 1],
+  ],
+  cmyk: [
+    [1, 1],
+    [1, 1],
+    [1, 1],
+    [1, 1],
+  ],
+  ycck: [
+    [2, 2],
+    [1, 1],
+    [1, 1],
+    [2, 2],
+  ],
 }
 
 const LUMA_QUANT = [
-  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51,
-  87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101,
-  72, 92, 95, 98, 112, 100, 103, 99,
+  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22,
+  37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
 ]
-const CHROMA_QUANT = Array.from({ length: 64 }, (_, i) => ((i >> 3) < 4 && (i & 7) < 4 ? [17, 18, 24, 47, 18, 21, 26, 66, 24, 26, 56, 99, 47, 66, 99, 99][(i >> 3) * 4 + (i & 7)] : 99))
+const CHROMA_QUANT = Array.from({ length: 64 }, (_, i) =>
+  i >> 3 < 4 && (i & 7) < 4 ? [17, 18, 24, 47, 18, 21, 26, 66, 24, 26, 56, 99, 47, 66, 99, 99][(i >> 3) * 4 + (i & 7)] : 99,
+)
 
 export function quantTable(quality: number, chroma: boolean): Uint16Array {
   const factor = quality < 50 ? 5000 / quality : 200 - quality * 2
@@ -78,8 +101,16 @@ export function blankCoefficients(width: number, height: number, layout: JpegLay
   const components = sampling.map(([h, v], i): CoefficientComponent => {
     const blocksPerLine = mcusPerLine * h
     const blocksPerColumn = mcusPerColumn * v
-    const chroma = (layout !== 'cmyk' && (i === 1 || i === 2))
-    return { id: i + 1, h, v, quant: quantTable(quality, chroma), blocksPerLine, blocksPerColumn, blocks: new Int16Array(blocksPerLine * blocksPerColumn * 64) }
+    const chroma = layout !== 'cmyk' && (i === 1 || i === 2)
+    return {
+      id: i + 1,
+      h,
+      v,
+      quant: quantTable(quality, chroma),
+      blocksPerLine,
+      blocksPerColumn,
+      blocks: new Int16Array(blocksPerLine * blocksPerColumn * 64),
+    }
   })
   const adobeTransform = layout === 'cmyk' ? 0 : layout === 'ycck' ? 2 : undefined
   return { width, height, components, adobeTransform }
@@ -88,7 +119,7 @@ export function blankCoefficients(width: number, height: number, layout: JpegLay
 const COSINES = Float64Array.from({ length: 64 }, (_, i) => {
   const u = i >> 3
   const x = i & 7
-  return (u === 0 ? Math.SQRT1_2 : 1) * Math.cos(((2 * x + 1) * u * Math.PI) / 16) / 2
+  return ((u === 0 ? Math.SQRT1_2 : 1) * Math.cos(((2 * x + 1) * u * Math.PI) / 16)) / 2
 })
 
 /** Forward DCT of 8×8 samples (level-shifted), quantized, into blocks[off..off+64]. */
@@ -221,7 +252,18 @@ export function writeJpeg(image: CoefficientImage, options: WriteOptions = {}): 
       else out.bytes(q)
     }
   }
-  out.bytes(0xff, options.progressive ? 0xc2 : 0xc0, 0, 8 + 3 * components.length, 8, height >> 8, height & 255, width >> 8, width & 255, components.length)
+  out.bytes(
+    0xff,
+    options.progressive ? 0xc2 : 0xc0,
+    0,
+    8 + 3 * components.length,
+    8,
+    height >> 8,
+    height & 255,
+    width >> 8,
+    width & 255,
+    components.length,
+  )
   for (const [index, c] of components.entries()) out.bytes(c.id, (c.h << 4) | c.v, index)
   const interval = options.restartInterval ?? 0
   if (interval > 0) out.bytes(0xff, 0xdd, 0, 4, interval >> 8, interval & 255)
@@ -338,7 +380,7 @@ function encodeScan(image: CoefficientImage, scan: Scan, interval: number, sink:
     let lastNew = -1
     for (let k = first; k <= se; k++) {
       const coefficient = blocks[off + ZIGZAG[k]]
-      if (((coefficient < 0 ? -coefficient : coefficient) >> al) === 1) lastNew = k
+      if ((coefficient < 0 ? -coefficient : coefficient) >> al === 1) lastNew = k
     }
     let run = 0
     let corrections: number[] = []

@@ -38,7 +38,10 @@ export interface FakeServer {
   close(): Promise<void>
 }
 
-export async function startFakeServer(defaults: (fake: FakeServer) => void = () => {}, options: { record?: boolean } = {}): Promise<FakeServer> {
+export async function startFakeServer(
+  defaults: (fake: FakeServer) => void = () => {},
+  options: { record?: boolean } = {},
+): Promise<FakeServer> {
   const routes: { method: string; path: string | RegExp; replies: (FakeReply | Handler)[] }[] = []
   const requests: RecordedRequest[] = []
   const matches = (pattern: string | RegExp, path: string) => (typeof pattern === 'string' ? pattern === path : pattern.test(path))
@@ -134,7 +137,14 @@ export async function startFashnFake(output: Uint8Array, options: { record?: boo
   const outputPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
   const fake = (await startFakeServer((f) => {
     f.script('POST', '/v1/run', fashn.submitted())
-    f.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.status('starting'), fashn.status('in_queue'), fashn.status('processing'), fashn.completed(`${f.url}${outputPath}`))
+    f.script(
+      'GET',
+      `/v1/status/${FASHN_PREDICTION}`,
+      fashn.status('starting'),
+      fashn.status('in_queue'),
+      fashn.status('processing'),
+      fashn.completed(`${f.url}${outputPath}`),
+    )
     f.script('GET', outputPath, { bytes: output, contentType: 'image/jpeg' })
   }, options)) as FashnFake
   fake.output = output
@@ -149,7 +159,9 @@ export const fashn = {
   status: (status: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status, error: null } }),
   completed: (output: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status: 'completed', output: [output], error: null } }),
   /** A failed prediction: on status, `error` is an object. */
-  failed: (name: string, message: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status: 'failed', output: null, error: { name, message } } }),
+  failed: (name: string, message: string): FakeReply => ({
+    json: { id: FASHN_PREDICTION, status: 'failed', output: null, error: { name, message } },
+  }),
 }
 
 // ---- Gemini: POST /v1beta/models/{model}:generateContent ----
@@ -176,7 +188,11 @@ export const gemini = {
     }
   },
   promptBlocked: (blockReason: string): FakeReply => ({
-    json: { promptFeedback: { blockReason }, usageMetadata: { promptTokenCount: 12559, totalTokenCount: 12559 }, modelVersion: 'gemini-2.5-flash-image' },
+    json: {
+      promptFeedback: { blockReason },
+      usageMetadata: { promptTokenCount: 12559, totalTokenCount: 12559 },
+      modelVersion: 'gemini-2.5-flash-image',
+    },
   }),
   finished: (finishReason: string, finishMessage?: string): FakeReply => ({
     json: {
@@ -184,24 +200,48 @@ export const gemini = {
       usageMetadata: { promptTokenCount: 560, candidatesTokenCount: 0, totalTokenCount: 560 },
     },
   }),
-  textOnly: (text: string): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }] } }),
+  textOnly: (text: string): FakeReply => ({
+    json: { candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }] },
+  }),
   /**
    * A JSON-mode answer (generationConfig.responseMimeType application/json with a responseSchema, as the train
    * judge asks): the JSON comes back as the text of the first part.
    */
-  json: (value: unknown): FakeReply => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(value) }] }, finishReason: 'STOP', index: 0 }] } }),
+  json: (value: unknown): FakeReply => ({
+    json: { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(value) }] }, finishReason: 'STOP', index: 0 }] },
+  }),
   /** The train judge's answers to its questions, each one given. */
   judged: (answers: Partial<Record<string, unknown>> = {}): FakeReply =>
-    gemini.json({ gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, trainLength: 'long', samePerson: true, reason: 'train spread on the floor', ...answers }),
-  error: (code: number, status: string, message: string, details?: unknown[]): FakeReply => ({ status: code, json: { error: { code, message, status, ...(details && { details }) } } }),
+    gemini.json({
+      gownOnBody: true,
+      croppedAboveFeet: false,
+      trainOnFloor: true,
+      trainContinuous: true,
+      trainLength: 'long',
+      samePerson: true,
+      reason: 'train spread on the floor',
+      ...answers,
+    }),
+  error: (code: number, status: string, message: string, details?: unknown[]): FakeReply => ({
+    status: code,
+    json: { error: { code, message, status, ...(details && { details }) } },
+  }),
   /** A 429 as the Gemini API answers it: the wait is a RetryInfo entry of error.details, with no Retry-After header. */
   quotaExceeded: (retryDelay: string): FakeReply =>
     gemini.error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
       {
         '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+          },
+        ],
       },
-      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.Help',
+        links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
     ]),
 }
@@ -216,10 +256,14 @@ export const vertexGenerateContentPath = (project: string, location: string, mod
   `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:generateContent`
 
 export const vertex = {
-  image: (bytes: Uint8Array): FakeReply => ({ json: { predictions: [{ mimeType: 'image/jpeg', bytesBase64Encoded: encodeBase64(bytes) }] } }),
+  image: (bytes: Uint8Array): FakeReply => ({
+    json: { predictions: [{ mimeType: 'image/jpeg', bytesBase64Encoded: encodeBase64(bytes) }] },
+  }),
   filtered: (raiFilteredReason: string): FakeReply => ({ json: { predictions: [{ raiFilteredReason }] } }),
   error: (code: number, status: string, message: string): FakeReply => ({ status: code, json: { error: { code, message, status } } }),
-  token: (accessToken: string, expiresIn = 3599): FakeReply => ({ json: { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer' } }),
+  token: (accessToken: string, expiresIn = 3599): FakeReply => ({
+    json: { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer' },
+  }),
 }
 
 /** A service-account key file with a fresh RSA key, and the public key to verify what is signed with it. */
@@ -247,7 +291,12 @@ export async function makeServiceAccount(tokenUri: string): Promise<{ json: stri
 export async function verifyJwt(jwt: string, publicKey: CryptoKey): Promise<{ header: any; claims: any } | null> {
   const [header, claims, signature] = jwt.split('.')
   const fromUrl = (part: string) => decodeBase64(part.replace(/-/g, '+').replace(/_/g, '/'))!
-  const valid = await crypto.subtle.verify('RSASSA-PKCS1-v1_5', publicKey, new Uint8Array(fromUrl(signature)), new TextEncoder().encode(`${header}.${claims}`))
+  const valid = await crypto.subtle.verify(
+    'RSASSA-PKCS1-v1_5',
+    publicKey,
+    new Uint8Array(fromUrl(signature)),
+    new TextEncoder().encode(`${header}.${claims}`),
+  )
   if (!valid) return null
   const decode = (part: string) => JSON.parse(new TextDecoder().decode(fromUrl(part)))
   return { header: decode(header), claims: decode(claims) }

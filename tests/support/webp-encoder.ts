@@ -110,7 +110,12 @@ export function encodeWebpLossless(image: RgbaImage): Uint8Array {
   w.put(0, 1) // no transforms
   w.put(0, 1) // no colour cache
   w.put(0, 1) // a single prefix-code group
-  const histograms = [new Array<number>(280).fill(0), new Array<number>(256).fill(0), new Array<number>(256).fill(0), new Array<number>(256).fill(0)]
+  const histograms = [
+    new Array<number>(280).fill(0),
+    new Array<number>(256).fill(0),
+    new Array<number>(256).fill(0),
+    new Array<number>(256).fill(0),
+  ]
   const channelOrder = [1, 0, 2, 3]
   for (let p = 0; p < data.length; p += 4) for (let c = 0; c < 4; c++) histograms[c][data[p + channelOrder[c]]]++
   const codes = histograms.map((h) => writePrefixCode(w, h))

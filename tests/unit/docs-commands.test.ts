@@ -8,7 +8,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 
 /** The documentation a newcomer reads; every command shown in it must name something that exists. */
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'web/README.md']
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'web/README.md',
+]
 
 /** Where `npm` commands of a file run: web/README.md is the widget package's. */
 const packageDirOf = (doc: string) => (doc.startsWith('web/') ? join(ROOT, 'web') : ROOT)
@@ -41,14 +47,16 @@ interface Block {
 function fencedBlocks(doc: string): Block[] {
   const blocks: Block[] = []
   let open: Block | undefined
-  read(doc).split('\n').forEach((text, index) => {
-    const fence = /^\s*```(\S*)\s*$/.exec(text)
-    if (fence && !open) open = { doc, language: fence[1], lines: [] }
-    else if (fence && open) {
-      blocks.push(open)
-      open = undefined
-    } else open?.lines.push({ line: index + 1, text })
-  })
+  read(doc)
+    .split('\n')
+    .forEach((text, index) => {
+      const fence = /^\s*```(\S*)\s*$/.exec(text)
+      if (fence && !open) open = { doc, language: fence[1], lines: [] }
+      else if (fence && open) {
+        blocks.push(open)
+        open = undefined
+      } else open?.lines.push({ line: index + 1, text })
+    })
   return blocks
 }
 
@@ -130,7 +138,9 @@ function adminProblems(args: string[]): string[] {
   return problems
 }
 
-const CODE_TEXT = CODE_DIRS.flatMap((dir) => sourceFiles(join(ROOT, dir))).map((file) => readFileSync(file, 'utf8')).join('\n')
+const CODE_TEXT = CODE_DIRS.flatMap((dir) => sourceFiles(join(ROOT, dir)))
+  .map((file) => readFileSync(file, 'utf8'))
+  .join('\n')
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -174,8 +184,16 @@ function problemsOf(command: Command, shell: Shell = { cwd: packageDirOf(command
         if (!(sub in scripts)) report(`npm ${sub}: ${packageJson} has no script "${sub}"`)
       } else if (!NPM_BUILTINS.has(sub)) report(`npm ${sub}: neither an npm command nor a script of ${packageJson}`)
     } else if (program === 'npx' && args[0] === 'tsx') needFile(args[1], 'npx tsx')
-    else if (program === 'node') needFile(args.find((a) => !a.startsWith('-')), 'node')
-    else if (program === 'bash' || program === 'sh') needFile(args.find((a) => !a.startsWith('-')), program)
+    else if (program === 'node')
+      needFile(
+        args.find((a) => !a.startsWith('-')),
+        'node',
+      )
+    else if (program === 'bash' || program === 'sh')
+      needFile(
+        args.find((a) => !a.startsWith('-')),
+        program,
+      )
   }
   return [...problems]
 }
@@ -185,7 +203,9 @@ const commands = shellBlocks.flatMap(commandsOf)
 
 describe('the commands in the documentation', () => {
   it('finds commands in the README, docs/ and the widget README', () => {
-    expect(commands.filter((c) => c.doc === 'README.md').map((c) => c.text)).toEqual(expect.arrayContaining(['npm install', 'npm start', 'npm test']))
+    expect(commands.filter((c) => c.doc === 'README.md').map((c) => c.text)).toEqual(
+      expect.arrayContaining(['npm install', 'npm start', 'npm test']),
+    )
     const docs = new Set(commands.map((c) => c.doc))
     expect(['docs/deployment.md', 'docs/performance.md', 'web/README.md'].filter((doc) => !docs.has(doc))).toEqual([])
     expect(commands.length).toBeGreaterThan(30)
@@ -194,7 +214,9 @@ describe('the commands in the documentation', () => {
   it('name npm scripts, files, admin commands and TRYON_* variables that exist', () => {
     const problems = shellBlocks.flatMap((block) => {
       const shell = { cwd: packageDirOf(block.doc) }
-      return commandsOf(block).flatMap((command) => problemsOf(command, shell).map((p) => `${command.doc}:${command.line}: \`${command.text}\`: ${p}`))
+      return commandsOf(block).flatMap((command) =>
+        problemsOf(command, shell).map((p) => `${command.doc}:${command.line}: \`${command.text}\`: ${p}`),
+      )
     })
     expect(problems).toEqual([])
   })
@@ -216,9 +238,11 @@ describe('the commands in the documentation', () => {
 describe('the documentation', () => {
   it('names only TRYON_* variables the code reads, in prose as well as in commands', () => {
     const unknown = DOCS.flatMap((doc) =>
-      read(doc).split('\n').flatMap((text, index) =>
-        (text.match(/\bTRYON_[A-Z0-9_]+/g) ?? []).filter((v) => !CODE_TEXT.includes(v)).map((v) => `${doc}:${index + 1}: ${v}`),
-      ),
+      read(doc)
+        .split('\n')
+        .flatMap((text, index) =>
+          (text.match(/\bTRYON_[A-Z0-9_]+/g) ?? []).filter((v) => !CODE_TEXT.includes(v)).map((v) => `${doc}:${index + 1}: ${v}`),
+        ),
     )
     expect(unknown).toEqual([])
   })
@@ -226,17 +250,20 @@ describe('the documentation', () => {
   it('links only to files of this repository that exist, and to headings they have', () => {
     const broken: string[] = []
     for (const doc of DOCS) {
-      read(doc).split('\n').forEach((text, index) => {
-        for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-          if (/^[a-z]+:/.test(target)) continue
-          const [path, anchor] = target.split('#')
-          const file = path ? relative(ROOT, resolve(ROOT, dirname(doc), path)) : doc
-          const where = `${doc}:${index + 1}: ${target}`
-          if (file.startsWith('..')) broken.push(`${where} leaves the repository`)
-          else if (!existsSync(join(ROOT, file))) broken.push(`${where}: ${file} does not exist`)
-          else if (anchor && file.endsWith('.md') && !headingSlugs(file).has(anchor)) broken.push(`${where}: ${file} has no heading #${anchor}`)
-        }
-      })
+      read(doc)
+        .split('\n')
+        .forEach((text, index) => {
+          for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+            if (/^[a-z]+:/.test(target)) continue
+            const [path, anchor] = target.split('#')
+            const file = path ? relative(ROOT, resolve(ROOT, dirname(doc), path)) : doc
+            const where = `${doc}:${index + 1}: ${target}`
+            if (file.startsWith('..')) broken.push(`${where} leaves the repository`)
+            else if (!existsSync(join(ROOT, file))) broken.push(`${where}: ${file} does not exist`)
+            else if (anchor && file.endsWith('.md') && !headingSlugs(file).has(anchor))
+              broken.push(`${where}: ${file} has no heading #${anchor}`)
+          }
+        })
     }
     expect(broken).toEqual([])
   })
@@ -244,7 +271,9 @@ describe('the documentation', () => {
 
 describe('the SQL functions the documentation names', () => {
   it('are defined by a migration', () => {
-    const migrations = readdirSync(join(ROOT, 'supabase/migrations')).map((f) => read(`supabase/migrations/${f}`)).join('\n')
+    const migrations = readdirSync(join(ROOT, 'supabase/migrations'))
+      .map((f) => read(`supabase/migrations/${f}`))
+      .join('\n')
     const defined = new Set([...migrations.matchAll(/create (?:or replace )?function (tryon\.\w+)/g)].map((m) => m[1]))
     const named = DOCS.flatMap((doc) => [...read(doc).matchAll(/\b(tryon\.\w+)\(/g)].map((m) => [doc, m[1]]))
     expect(named.length).toBeGreaterThan(10)
@@ -256,7 +285,12 @@ describe('the SQL functions the documentation names', () => {
 function headingSlugs(doc: string): Set<string> {
   const slugs = new Set<string>()
   for (const [, heading] of read(doc).matchAll(/^#{1,6} (.+)$/gm)) {
-    slugs.add(heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-'))
+    slugs.add(
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    )
   }
   return slugs
 }
@@ -284,7 +318,12 @@ describe('the README', () => {
     expect(Object.keys(schemas.TryOnRequest.properties)).toEqual(expect.arrayContaining(Object.keys(body)))
     expect(Object.keys(body)).toEqual(expect.arrayContaining(schemas.TryOnRequest.required))
 
-    const answer = JSON.parse(fencedBlocks('README.md').find((b) => b.language === 'json')!.lines.map((l) => l.text).join('\n'))
+    const answer = JSON.parse(
+      fencedBlocks('README.md')
+        .find((b) => b.language === 'json')!
+        .lines.map((l) => l.text)
+        .join('\n'),
+    )
     expect(Object.keys(schemas.TryOnSuccess.properties)).toEqual(expect.arrayContaining(Object.keys(answer)))
     expect(Object.keys(answer)).toEqual(expect.arrayContaining(schemas.TryOnSuccess.required))
   })
@@ -297,7 +336,9 @@ describe('the README', () => {
 describe('docs/api.md', () => {
   it('explains every test scenario the API accepts', () => {
     const openapi = JSON.parse(read('openapi.json'))
-    const scenarioHeader = openapi.paths['/functions/v1/tryon-api'].post.parameters.find((p: { name: string }) => p.name === 'X-Tryon-Scenario')
+    const scenarioHeader = openapi.paths['/functions/v1/tryon-api'].post.parameters.find(
+      (p: { name: string }) => p.name === 'X-Tryon-Scenario',
+    )
     const api = read('docs/api.md')
     expect(scenarioHeader.schema.enum.filter((scenario: string) => !api.includes(`| \`${scenario}\` |`))).toEqual([])
   })

@@ -12,10 +12,12 @@ describe('crc32', () => {
   })
 
   it('checks a slice exactly as it checks a copy of that slice', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(300), fc.nat(300), (bytes, a, b) => {
-      const [start, end] = [Math.min(a, b, bytes.length), Math.min(Math.max(a, b), bytes.length)]
-      expect(crc32(bytes, start, end)).toBe(crc32(bytes.slice(start, end)))
-    }))
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(300), fc.nat(300), (bytes, a, b) => {
+        const [start, end] = [Math.min(a, b, bytes.length), Math.min(Math.max(a, b), bytes.length)]
+        expect(crc32(bytes, start, end)).toBe(crc32(bytes.slice(start, end)))
+      }),
+    )
   })
 })
 
@@ -24,11 +26,13 @@ describe('base62', () => {
     expect(base62(0, 3)).toBe('000')
     expect(base62(61, 1)).toBe('z')
     expect(base62(62, 1)).toBe('10')
-    fc.assert(fc.property(fc.nat(), (n) => {
-      const text = base62(n, 6)
-      const back = [...text].reduce((v, ch) => v * 62 + '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(ch), 0)
-      expect(back).toBe(n)
-    }))
+    fc.assert(
+      fc.property(fc.nat(), (n) => {
+        const text = base62(n, 6)
+        const back = [...text].reduce((v, ch) => v * 62 + '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(ch), 0)
+        expect(back).toBe(n)
+      }),
+    )
   })
 
   it('draws random ids of the asked length from the whole alphabet', () => {

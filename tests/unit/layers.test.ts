@@ -44,3 +44,14 @@ describe('the domain layers', () => {
     expect(crossings).toEqual([])
   })
 })
+
+describe('the service code', () => {
+  it('has no line over 140 characters, which Biome cannot wrap inside strings and comments', () => {
+    const long = [...sourcesUnder('shared'), ...sourcesUnder('supabase/functions')].flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (line.length > 140 ? [`${file}:${i + 1} (${line.length})`] : [])),
+    )
+    expect(long).toEqual([])
+  })
+})

@@ -4,7 +4,13 @@ import { OPENAPI_FILE, documentedApp } from '../../scripts/openapi.ts'
 import { errorCatalogue, settlementUnknown, type ErrorBody } from '../../shared/http/errors.ts'
 import { openApiDocument, openApiText } from '../../shared/http/openapi.ts'
 import { tryOnRoute } from '../../shared/http/routes.ts'
-import { errorBodySchema, tryOnRequestSchema, tryOnSuccessSchema, type ErrorResponseBody, type TryOnSuccessBody } from '../../shared/http/schemas.ts'
+import {
+  errorBodySchema,
+  tryOnRequestSchema,
+  tryOnSuccessSchema,
+  type ErrorResponseBody,
+  type TryOnSuccessBody,
+} from '../../shared/http/schemas.ts'
 import { scenarios } from '../../shared/tryon/outcomes.ts'
 import { serviceBusy } from '../../shared/tryon/work-gate.ts'
 import type { TryOnSuccess } from '../../shared/tryon/run.ts'
@@ -72,7 +78,11 @@ describe('openapi.json', () => {
 
   it('documents the abuse limits: 429 with its three codes and a required Retry-After in seconds', () => {
     const tooMany = operation.responses['429']
-    expect(tooMany.content['application/json'].schema.allOf[1].properties.errorCode.enum).toEqual(['rate_limited', 'daily_cap_reached', 'free_deliveries_exhausted'])
+    expect(tooMany.content['application/json'].schema.allOf[1].properties.errorCode.enum).toEqual([
+      'rate_limited',
+      'daily_cap_reached',
+      'free_deliveries_exhausted',
+    ])
     expect(tooMany.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } })
     expect(doc.info.description).toMatch(/Abuse limits/)
   })
@@ -91,8 +101,12 @@ describe('openapi.json', () => {
     for (const body of examplesOf(operation.requestBody.content['application/json'])) tryOnRequestSchema.parse(body)
     const successes = examplesOf(operation.responses['200'].content['application/json'])
     for (const body of successes) tryOnSuccessSchema.parse(body)
-    expect(successes.filter((body: Json) => body.bridal).map((body: Json) => body.bridal.reason).sort())
-      .toEqual(['score_unavailable', 'train_pretreatment_unavailable', 'train_rendered', 'train_score_low'])
+    expect(
+      successes
+        .filter((body: Json) => body.bridal)
+        .map((body: Json) => body.bridal.reason)
+        .sort(),
+    ).toEqual(['score_unavailable', 'train_pretreatment_unavailable', 'train_rendered', 'train_score_low'])
     for (const status of Object.keys(operation.responses).filter((s) => s !== '200')) {
       for (const body of examplesOf(operation.responses[status].content['application/json'])) errorBodySchema.parse(body)
     }

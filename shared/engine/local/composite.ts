@@ -180,9 +180,7 @@ function shadingMap(
 
 /** x^0.8 on [0.8, 1.22], from a table: Math.pow per pixel is slow and the curve is smooth (error < 1e-7). */
 const FOLD_STEPS = 4096
-const FOLD_TABLE = Float64Array.from({ length: FOLD_STEPS + 2 }, (_, i) =>
-  (0.8 + (0.42 * Math.min(i, FOLD_STEPS)) / FOLD_STEPS) ** 0.8,
-)
+const FOLD_TABLE = Float64Array.from({ length: FOLD_STEPS + 2 }, (_, i) => (0.8 + (0.42 * Math.min(i, FOLD_STEPS)) / FOLD_STEPS) ** 0.8)
 
 function foldCurve(x: number): number {
   const t = ((x - 0.8) / 0.42) * FOLD_STEPS

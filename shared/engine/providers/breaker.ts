@@ -32,11 +32,18 @@ export function withCircuitBreaker(engine: TryOnEngine, options: { policy?: Brea
       consecutive++
       if (probe || consecutive >= policy.failures) {
         openUntil = options.now() + policy.openMs
-        options.log({ level: 'warn', msg: 'provider circuit open: skipping it', engine: engine.name, consecutiveOutages: consecutive, forMs: policy.openMs })
+        options.log({
+          level: 'warn',
+          msg: 'provider circuit open: skipping it',
+          engine: engine.name,
+          consecutiveOutages: consecutive,
+          forMs: policy.openMs,
+        })
       }
       return
     }
-    if (openUntil !== undefined) options.log({ level: 'info', msg: 'provider circuit closed: the probe got an answer', engine: engine.name })
+    if (openUntil !== undefined)
+      options.log({ level: 'info', msg: 'provider circuit closed: the probe got an answer', engine: engine.name })
     consecutive = 0
     openUntil = undefined
   }

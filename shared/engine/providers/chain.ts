@@ -22,9 +22,16 @@ export function createEngineChain(engines: TryOnEngine[], options: { budgetMs: n
         const signal = last ? request.signal : AbortSignal.any([AbortSignal.timeout(share), ...(request.signal ? [request.signal] : [])])
         const remainingMs = last ? request.remainingMs : () => Math.min(endsAt - now(), request.remainingMs?.() ?? Infinity)
         outcome = await engine.generate({ ...request, signal, remainingMs })
-        if (outcome.kind === 'generated') return { kind: 'generated', image: { ...outcome.image, engine: outcome.image.engine ?? engine.name } }
+        if (outcome.kind === 'generated')
+          return { kind: 'generated', image: { ...outcome.image, engine: outcome.image.engine ?? engine.name } }
         if (outcome.kind !== 'failed' || last || request.signal?.aborted) return outcome
-        options.log({ level: 'warn', msg: 'engine failed; falling back to the next', engine: engine.name, next: engines[index + 1].name, reason: outcome.reason })
+        options.log({
+          level: 'warn',
+          msg: 'engine failed; falling back to the next',
+          engine: engine.name,
+          next: engines[index + 1].name,
+          reason: outcome.reason,
+        })
       }
       return outcome
     },

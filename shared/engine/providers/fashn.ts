@@ -113,13 +113,22 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
       }
       wait = Math.min(polling.maxMs, wait * polling.factor)
       const answer = await requestJson(runtime, { ...call(request), url: `${base}/v1/status/${encodeURIComponent(id)}` })
-      if (answer.status !== 200) return failedAnswer(NAME, runtime, answer.status, `status answered HTTP ${answer.status}`, { prediction: id, provider: excerpt(answer.body) })
+      if (answer.status !== 200)
+        return failedAnswer(NAME, runtime, answer.status, `status answered HTTP ${answer.status}`, {
+          prediction: id,
+          provider: excerpt(answer.body),
+        })
       const prediction = asRecord(answer.body)
       const status = prediction.status
       if (typeof status === 'string' && RUNNING.has(status)) continue
       if (status === 'completed') {
         const outputs = prediction.output
-        const image = await fetchOutput(runtime, Array.isArray(outputs) ? outputs[0] : undefined, { engine: NAME, allowHttp: base.startsWith('http:'), limits: output, signal })
+        const image = await fetchOutput(runtime, Array.isArray(outputs) ? outputs[0] : undefined, {
+          engine: NAME,
+          allowHttp: base.startsWith('http:'),
+          limits: output,
+          signal,
+        })
         return { kind: 'generated', image }
       }
       if (status === 'failed') return runtimeError(prediction.error, id)
@@ -135,7 +144,9 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
     // On submit `error` is a string (the error's name), with the details in `message`.
     const name = typeof body.error === 'string' ? body.error : undefined
     if (name) return classify(name, body.message, { status: answer.status })
-    return failedAnswer(NAME, runtime, answer.status, `run answered HTTP ${answer.status} without a prediction id`, { provider: excerpt(answer.body) })
+    return failedAnswer(NAME, runtime, answer.status, `run answered HTTP ${answer.status} without a prediction id`, {
+      provider: excerpt(answer.body),
+    })
   }
 
   /** On status (and webhooks) `error` is an object: { name, message }. */

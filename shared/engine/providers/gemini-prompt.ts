@@ -34,14 +34,19 @@ function trainInstruction(train: TrainSpec): string {
   const spread = Math.round(train.spread * 10) / 10
   return [
     'This is a wedding gown with a train. Show the person full length, from head to feet.',
-    `Render the full train spread out on the floor behind and around the feet, continuous with the skirt, reaching about ${reach}% of the person's height beyond the feet and about ${spread} times as wide as the hem.`,
+    'Render the full train spread out on the floor behind and around the feet, continuous with the skirt, ' +
+      `reaching about ${reach}% of the person's height beyond the feet and about ${spread} times as wide as the hem.`,
     'The whole train must be visible and lie flat on the floor, not folded, cropped or hidden behind the person.',
   ].join(' ')
 }
 
 /** The caller's free text inside our quotes: no quotes, backticks or line breaks of its own. */
 function sanitize(text: string | undefined): string | undefined {
-  const clean = text?.replace(/[\r\n\t"`\\]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 100)
+  const clean = text
+    ?.replace(/[\r\n\t"`\\]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100)
   return clean ? clean : undefined
 }
 

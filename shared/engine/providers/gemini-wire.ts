@@ -84,7 +84,13 @@ export function readReply(body: unknown): GeminiReply {
   if (candidates.length === 0) {
     const feedback = asRecord(field(root, 'promptFeedback', 'prompt_feedback'))
     const blockReason = field(feedback, 'blockReason', 'block_reason')
-    if (typeof blockReason === 'string') return { kind: 'blocked', where: 'prompt', reason: blockReason, message: stringOr(field(feedback, 'blockReasonMessage', 'block_reason_message')) }
+    if (typeof blockReason === 'string')
+      return {
+        kind: 'blocked',
+        where: 'prompt',
+        reason: blockReason,
+        message: stringOr(field(feedback, 'blockReasonMessage', 'block_reason_message')),
+      }
     return { kind: 'empty', finishReason: undefined }
   }
   const candidate = candidates[0]
@@ -101,7 +107,12 @@ export function readReply(body: unknown): GeminiReply {
 
   const finishReason = stringOr(field(candidate, 'finishReason', 'finish_reason'))
   if (finishReason && SAFETY_FINISH.has(finishReason)) {
-    return { kind: 'blocked', where: 'candidate', reason: finishReason, message: stringOr(field(candidate, 'finishMessage', 'finish_message')) }
+    return {
+      kind: 'blocked',
+      where: 'candidate',
+      reason: finishReason,
+      message: stringOr(field(candidate, 'finishMessage', 'finish_message')),
+    }
   }
   const text = textOf(parts)
   if (text !== '' && (finishReason === undefined || finishReason === 'STOP')) return { kind: 'text', text }
@@ -116,7 +127,10 @@ export function replyText(body: unknown): string | undefined {
 }
 
 function textOf(parts: Record<string, unknown>[]): string {
-  return parts.filter((p) => p.thought !== true && isText(p.text)).map((p) => (p.text instanceof LargeString ? p.text.text() : (p.text as string))).join('')
+  return parts
+    .filter((p) => p.thought !== true && isText(p.text))
+    .map((p) => (p.text instanceof LargeString ? p.text.text() : (p.text as string)))
+    .join('')
 }
 
 function stringOr(value: unknown): string | undefined {

@@ -25,7 +25,11 @@ export const GEMINI_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], max
 const NAME = 'gemini'
 
 /** Gemini image generation (generateContent): the two images inline with a try-on instruction, the image back inline. */
-export function createGeminiEngine(config: GeminiEngineConfig, runtime: ProviderRuntime, options: GeminiOptions = {}): TryOnEngine<GeneratedImage> {
+export function createGeminiEngine(
+  config: GeminiEngineConfig,
+  runtime: ProviderRuntime,
+  options: GeminiOptions = {},
+): TryOnEngine<GeneratedImage> {
   const output = options.output ?? defaultOutputLimits
 
   /** The generateContent call. The inputs are prepared here, so nothing holds them once it has answered. */
@@ -57,7 +61,10 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
     const answer = await send(request)
     if (answer.status !== 200) {
       const error = apiError(answer)
-      return failedAnswer(NAME, runtime, answer.status, `generateContent answered HTTP ${answer.status}`, { providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) })
+      return failedAnswer(NAME, runtime, answer.status, `generateContent answered HTTP ${answer.status}`, {
+        providerStatus: error.status,
+        providerMessage: excerpt(error.message ?? answer.body),
+      })
     }
     const reply = readReply(answer.body)
     switch (reply.kind) {
@@ -69,7 +76,9 @@ export function createGeminiEngine(config: GeminiEngineConfig, runtime: Provider
       case 'text':
         return failed(NAME, runtime, 'answered in words, without an image', { providerMessage: excerpt(reply.text) })
       case 'empty':
-        return failed(NAME, runtime, `no image (finishReason ${reply.finishReason ?? 'absent'})`, { finishMessage: excerpt(reply.finishMessage ?? '') })
+        return failed(NAME, runtime, `no image (finishReason ${reply.finishReason ?? 'absent'})`, {
+          finishMessage: excerpt(reply.finishMessage ?? ''),
+        })
     }
   }
 

@@ -64,7 +64,10 @@ export function serviceAccountTokens(account: ServiceAccount, runtime: ProviderR
     signingKey ??= importPKCS8(account.private_key, 'RS256')
     const key = await signingKey.catch((error) => {
       signingKey = undefined
-      throw new ProviderError('auth', `the service-account private key could not be imported: ${error instanceof Error ? error.message : String(error)}`)
+      throw new ProviderError(
+        'auth',
+        `the service-account private key could not be imported: ${error instanceof Error ? error.message : String(error)}`,
+      )
     })
     const issuedAt = Math.floor(runtime.now() / 1000)
     const assertion = await new SignJWT({ scope })

@@ -20,9 +20,9 @@ export function googleRetryDelayMs(answer: JsonAnswer): number | undefined {
       const { seconds, nanos } = asRecord(delay)
       const s = Number(seconds ?? 0)
       const n = Number(nanos ?? 0)
-      if (Number.isFinite(s) && Number.isFinite(n) && s >= 0 && n >= 0 && (seconds !== undefined || nanos !== undefined)) return s * 1000 + Math.round(n / 1e6)
+      if (Number.isFinite(s) && Number.isFinite(n) && s >= 0 && n >= 0 && (seconds !== undefined || nanos !== undefined))
+        return s * 1000 + Math.round(n / 1e6)
     }
   }
   return undefined
 }
-

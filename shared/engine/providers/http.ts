@@ -165,7 +165,10 @@ async function readJson(response: Response, call: JsonCall, signal: AbortSignal)
   try {
     body = bytes.byteLength === 0 ? undefined : call.largeStrings ? parseJsonBytes(bytes) : JSON.parse(new TextDecoder().decode(bytes))
   } catch (error) {
-    if (ok) throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with a body that is not JSON`, { cause: error })
+    if (ok)
+      throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with a body that is not JSON`, {
+        cause: error,
+      })
   }
   if (ok && body === undefined) throw new ProviderError('malformed', `${call.provider} answered HTTP ${response.status} with an empty body`)
   return { status: response.status, headers: response.headers, body }
@@ -198,11 +201,24 @@ function serverDelay(runtime: ProviderRuntime, answer: JsonAnswer, call: JsonCal
  * Waits before the next try, or answers false when the deadline would pass first (then the caller gives up
  * at once). Without a known deadline, a wait is capped at `capMs`.
  */
-async function waitToRetry(runtime: ProviderRuntime, call: JsonCall, delayMs: number, capMs: number, context: Record<string, unknown>): Promise<boolean> {
+async function waitToRetry(
+  runtime: ProviderRuntime,
+  call: JsonCall,
+  delayMs: number,
+  capMs: number,
+  context: Record<string, unknown>,
+): Promise<boolean> {
   const left = call.remainingMs?.()
   const delay = Math.round(left === undefined ? Math.min(delayMs, capMs) : delayMs)
   if (left !== undefined && delay + (call.minAttemptMs ?? 1_000) > left) {
-    runtime.log({ level: 'warn', msg: 'provider asked for a wait past the deadline; not retrying', provider: call.provider, ...context, waitMs: delay, remainingMs: Math.round(left) })
+    runtime.log({
+      level: 'warn',
+      msg: 'provider asked for a wait past the deadline; not retrying',
+      provider: call.provider,
+      ...context,
+      waitMs: delay,
+      remainingMs: Math.round(left),
+    })
     return false
   }
   runtime.log({ level: 'warn', msg: 'provider call failed; retrying', provider: call.provider, ...context, waitMs: delay })
@@ -229,7 +245,8 @@ export function neverSent(error: unknown): boolean {
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT'])
 // "bad port", "Requests to port N are blocked": the Fetch standard's blocked ports, refused before connecting.
-const NOT_SENT_MESSAGE = /connection refused|ECONNREFUSED|ENOTFOUND|getaddrinfo|dns error|failed to lookup address|bad port|requests to port \d+ are blocked/i
+const NOT_SENT_MESSAGE =
+  /connection refused|ECONNREFUSED|ENOTFOUND|getaddrinfo|dns error|failed to lookup address|bad port|requests to port \d+ are blocked/i
 
 function deadlineError(call: JsonCall): ProviderError {
   return new ProviderError('deadline', `${call.provider}: the generation deadline passed`)
@@ -238,19 +255,24 @@ function deadlineError(call: JsonCall): ProviderError {
 function noAnswer(call: JsonCall, timedOut: boolean, cause: unknown): ProviderError {
   return timedOut
     ? new ProviderError('timeout', `${call.provider} did not answer within ${call.attemptTimeoutMs} ms`, { cause })
-    : new ProviderError('network', `${call.provider} could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    : new ProviderError('network', `${call.provider} could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, {
+        cause,
+      })
 }
 
 /** A short excerpt of a provider's own words, for logs only (never shown to the caller). */
 export function excerpt(value: unknown, max = 300): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 /** The error for an answer over `maxBytes`, as `readCapped` asks for it. */
 export function tooLarge(maxBytes: number): (declared: number | null) => ProviderError {
   return (declared) =>
-    new ProviderError('too_large', declared !== null
-      ? `the answer declares ${declared} bytes, more than the ${maxBytes} allowed`
-      : `the answer is larger than the ${maxBytes} bytes allowed`)
+    new ProviderError(
+      'too_large',
+      declared !== null
+        ? `the answer declares ${declared} bytes, more than the ${maxBytes} allowed`
+        : `the answer is larger than the ${maxBytes} bytes allowed`,
+    )
 }

@@ -48,8 +48,10 @@ export const REENCODE_LONG_SIDE = 2048
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
-  const fits = policy.formats.includes(image.format) && image.bytes.byteLength <= policy.maxBytes
-    && Math.max(image.width, image.height) <= policy.maxLongSide
+  const fits =
+    policy.formats.includes(image.format) &&
+    image.bytes.byteLength <= policy.maxBytes &&
+    Math.max(image.width, image.height) <= policy.maxLongSide
   if (fits) return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
   let pixels: RowSource

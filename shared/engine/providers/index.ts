@@ -20,7 +20,9 @@ export function createLiveEngine(
 ): TryOnEngine {
   const { runtime } = options
   const guarded = (name: EngineName): TryOnEngine =>
-    name === 'local' ? options.local : withCircuitBreaker(build(name), { policy: options.breaker ?? defaultBreaker, now: runtime.now, log: runtime.log })
+    name === 'local'
+      ? options.local
+      : withCircuitBreaker(build(name), { policy: options.breaker ?? defaultBreaker, now: runtime.now, log: runtime.log })
   const build = (name: EngineName): TryOnEngine => {
     switch (name) {
       case 'local':
@@ -29,7 +31,9 @@ export function createLiveEngine(
         return createFashnEngine(required(settings.fashn, name), options.runtime)
       case 'vertex': {
         const vertex = required(settings.vertex, name)
-        const tokens = vertex.serviceAccount ? serviceAccountTokens(vertex.serviceAccount, options.runtime) : staticAccessToken(required(vertex.accessToken, name))
+        const tokens = vertex.serviceAccount
+          ? serviceAccountTokens(vertex.serviceAccount, options.runtime)
+          : staticAccessToken(required(vertex.accessToken, name))
         return createVertexEngine({ ...vertex, tokens }, options.runtime)
       }
       case 'gemini':

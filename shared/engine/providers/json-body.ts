@@ -6,8 +6,12 @@ import { encodeBase64 } from '../../images/base64.ts'
  * written a chunk at a time, as the body is sent.
  */
 export class Base64Bytes {
-  constructor(readonly bytes: Uint8Array, readonly prefix = '') {
-    if (!/^[\x20-\x7e]*$/.test(prefix) || /["\\]/.test(prefix)) throw new Error('a base64 prefix must be printable ASCII without quotes or backslashes')
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly prefix = '',
+  ) {
+    if (!/^[\x20-\x7e]*$/.test(prefix) || /["\\]/.test(prefix))
+      throw new Error('a base64 prefix must be printable ASCII without quotes or backslashes')
   }
 
   /** What a log line shows instead of the bytes. */
@@ -55,7 +59,10 @@ export function jsonBody(value: unknown): JsonBody {
     at = match.index + match[0].length
   }
   parts.push(encoder.encode(text.slice(at)))
-  const length = parts.reduce((sum, part) => sum + (part instanceof Uint8Array ? part.byteLength : part.prefix.length + Math.ceil(part.bytes.byteLength / 3) * 4), 0)
+  const length = parts.reduce(
+    (sum, part) => sum + (part instanceof Uint8Array ? part.byteLength : part.prefix.length + Math.ceil(part.bytes.byteLength / 3) * 4),
+    0,
+  )
 
   function* chunks(): Generator<Uint8Array> {
     for (const part of parts) {

@@ -9,14 +9,31 @@ import type { ProviderRuntime } from './runtime.ts'
  */
 function outcomeOfError(engine: string, error: unknown, runtime: ProviderRuntime): NoImageOutcome {
   if (error instanceof InputPreparationError) {
-    runtime.log({ level: 'warn', msg: 'input image could not be prepared for the provider', engine, field: error.field, error: error.message })
+    runtime.log({
+      level: 'warn',
+      msg: 'input image could not be prepared for the provider',
+      engine,
+      field: error.field,
+      error: error.message,
+    })
     return { kind: 'invalid_input', reason: `${describeField(error.field)} could not be decoded` }
   }
   if (error instanceof ProviderError) {
-    runtime.log({ level: error.kind === 'deadline' ? 'warn' : 'error', msg: 'provider call failed', engine, failure: error.kind, error: error.message })
+    runtime.log({
+      level: error.kind === 'deadline' ? 'warn' : 'error',
+      msg: 'provider call failed',
+      engine,
+      failure: error.kind,
+      error: error.message,
+    })
     return { kind: 'failed', reason: `${engine}: ${error.kind}: ${error.message}`, ...(OUTAGE_KINDS.has(error.kind) && { outage: true }) }
   }
-  runtime.log({ level: 'error', msg: 'provider adapter failed unexpectedly', engine, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+  runtime.log({
+    level: 'error',
+    msg: 'provider adapter failed unexpectedly',
+    engine,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  })
   return { kind: 'failed', reason: `${engine}: unexpected error` }
 }
 
@@ -51,7 +68,13 @@ export function failed(engine: string, runtime: ProviderRuntime, why: string, de
 }
 
 /** A provider's error answer: 429 and 5xx (still there after the retries) say it is down or saturated. */
-export function failedAnswer(engine: string, runtime: ProviderRuntime, status: number, why: string, detail: Record<string, unknown> = {}): NoImageOutcome {
+export function failedAnswer(
+  engine: string,
+  runtime: ProviderRuntime,
+  status: number,
+  why: string,
+  detail: Record<string, unknown> = {},
+): NoImageOutcome {
   runtime.log({ level: 'error', msg: 'provider failed', engine, why, status, ...detail })
   return { kind: 'failed', reason: `${engine}: ${why}`, ...(transientStatus(status) && { outage: true }) }
 }

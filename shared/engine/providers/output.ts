@@ -31,12 +31,14 @@ export function imageFromBase64(data: unknown, engine: string, limits: OutputLim
   if (data instanceof LargeString) {
     const inline = readInlineBase64(data)
     if (!inline) return imageFromBase64(data.text(), engine, limits)
-    if (inline.decodedLength > limits.maxBytes) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
+    if (inline.decodedLength > limits.maxBytes)
+      throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
     if (inline.prefix !== '' || !inline.valid) throw new ProviderError('malformed', `${engine} returned image data that is not base64`)
     return generatedImage(inline.decode().slice(), engine)
   }
   if (typeof data !== 'string' || data === '') throw new ProviderError('malformed', `${engine} returned an image without data`)
-  if (data.length > Math.ceil(limits.maxBytes / 3) * 4 + 4) throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
+  if (data.length > Math.ceil(limits.maxBytes / 3) * 4 + 4)
+    throw new ProviderError('too_large', `${engine} returned an image larger than ${limits.maxBytes} bytes`)
   const bytes = decodeBase64(data)
   if (!bytes) throw new ProviderError('malformed', `${engine} returned image data that is not base64`)
   return generatedImage(bytes, engine)
@@ -71,8 +73,13 @@ export async function fetchOutput(
     throw new ProviderError('refused', `${engine} returned an output URL with scheme ${url.protocol}`)
   }
   const failure = (error: unknown) => {
-    if (options.signal?.aborted) return new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
-    return new ProviderError(downloadFailure(error), `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    if (options.signal?.aborted)
+      return new ProviderError('deadline', `${engine}: the generation deadline passed during the output download`)
+    return new ProviderError(
+      downloadFailure(error),
+      `${engine} output download failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
   let opened: OpenedImage
   try {
@@ -147,6 +154,7 @@ function downloadFailure(error: unknown): ProviderFailureKind {
   if (!(error instanceof ImageFetchError)) return 'network'
   if (error.reason === 'too_large') return 'too_large'
   if (error.reason === 'timeout') return 'timeout'
-  if (error.reason === 'address' || error.reason === 'scheme' || error.reason === 'credentials' || error.reason === 'redirects') return 'refused'
+  if (error.reason === 'address' || error.reason === 'scheme' || error.reason === 'credentials' || error.reason === 'redirects')
+    return 'refused'
   return 'network'
 }

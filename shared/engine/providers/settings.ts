@@ -11,8 +11,14 @@ export const providerEnvShape = {
   TRYON_TRAIN_SCORER: z.enum(['auto', 'local', 'gemini', 'vertex']).default('auto'),
   FASHN_API_KEY: z.string().optional(),
   FASHN_BASE_URL: baseUrl('https://api.fashn.ai'),
-  VERTEX_PROJECT: z.string().regex(/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/, 'must be a Google Cloud project id').optional(),
-  VERTEX_LOCATION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region such as us-central1').default('us-central1'),
+  VERTEX_PROJECT: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/, 'must be a Google Cloud project id')
+    .optional(),
+  VERTEX_LOCATION: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'must be a region such as us-central1')
+    .default('us-central1'),
   VERTEX_MODEL: z.string().default('virtual-try-on-001'),
   VERTEX_ACCESS_TOKEN: z.string().optional(),
   VERTEX_SERVICE_ACCOUNT_JSON: z.string().optional(),
@@ -32,7 +38,15 @@ export interface ProviderSettings {
   /** The wedding-dress train scorer for live keys, `auto` resolved (test keys always score locally). */
   trainScorer: 'local' | 'gemini' | 'vertex'
   fashn?: { apiKey: string; baseUrl: string }
-  vertex?: { project: string; location: string; model: string; scorerModel: string; baseUrl?: string; accessToken?: string; serviceAccount?: ServiceAccount }
+  vertex?: {
+    project: string
+    location: string
+    model: string
+    scorerModel: string
+    baseUrl?: string
+    accessToken?: string
+    serviceAccount?: ServiceAccount
+  }
   gemini?: { apiKey: string; baseUrl: string; model: string; scorerModel: string }
 }
 
@@ -44,7 +58,9 @@ export function providerSettingsOf(engine: string, env: ProviderEnv): ProviderSe
   const engines = engine.split(',').map((name) => name.trim().toLowerCase())
   for (const [index, name] of engines.entries()) {
     if (!(engineNames as readonly string[]).includes(name)) {
-      throw invalid(`TRYON_ENGINE: unknown engine "${name}"; use one of ${engineNames.join(', ')}, or several separated by commas for a fallback chain`)
+      throw invalid(
+        `TRYON_ENGINE: unknown engine "${name}"; use one of ${engineNames.join(', ')}, or several separated by commas for a fallback chain`,
+      )
     }
     if (engines.indexOf(name) !== index) throw invalid(`TRYON_ENGINE: ${name} is listed twice`)
   }
@@ -90,7 +106,12 @@ export function providerSettingsOf(engine: string, env: ProviderEnv): ProviderSe
   }
   if (uses('gemini') || trainScorer === 'gemini') {
     if (!env.GEMINI_API_KEY) throw needs('GEMINI_API_KEY', uses('gemini') ? 'TRYON_ENGINE=gemini' : 'TRYON_TRAIN_SCORER=gemini')
-    settings.gemini = { apiKey: env.GEMINI_API_KEY, baseUrl: env.GEMINI_BASE_URL, model: env.GEMINI_MODEL, scorerModel: env.GEMINI_SCORER_MODEL }
+    settings.gemini = {
+      apiKey: env.GEMINI_API_KEY,
+      baseUrl: env.GEMINI_BASE_URL,
+      model: env.GEMINI_MODEL,
+      scorerModel: env.GEMINI_SCORER_MODEL,
+    }
   }
   return settings
 }

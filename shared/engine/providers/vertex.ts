@@ -37,18 +37,40 @@ const VERTEX_INPUT: InputPolicy = { formats: ['jpeg', 'png'], maxBytes: 7 * 1024
  * codes tabled on the same pages. Such an answer is a 400 with status INVALID_ARGUMENT, so both are required:
  * a 400 that says none of this (a malformed request, a wrong field) is our failure, not the shopper's.
  */
-const RAI_MESSAGE = /couldn['’]?t be submitted|could not be submitted|might violate|violates? (?:our|google['’]s)? ?(?:policies|responsible ai)|responsible ai practices|support codes?:\s*\d+/i
+const RAI_MESSAGE = new RegExp(
+  [
+    "couldn['’]?t be submitted",
+    'could not be submitted',
+    'might violate',
+    "violates? (?:our|google['’]s)? ?(?:policies|responsible ai)",
+    'responsible ai practices',
+    'support codes?:\\s*\\d+',
+  ].join('|'),
+  'i',
+)
 const NAME = 'vertex'
 
-export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location' | 'baseUrl' | 'model'>): string {
+/**
+ * `POST {base}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:{method}`, where the base
+ * is `https://{location}-aiplatform.googleapis.com` (no region prefix for location `global`) unless configured.
+ */
+export function vertexModelUrl(config: { project: string; location: string; baseUrl?: string }, model: string, method: string): string {
   const host = config.location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${config.location}-aiplatform.googleapis.com`
   const base = (config.baseUrl ?? host).replace(/\/+$/, '')
-  const model = config.model ?? 'virtual-try-on-001'
-  return `${base}/v1/projects/${encodeURIComponent(config.project)}/locations/${encodeURIComponent(config.location)}/publishers/google/models/${encodeURIComponent(model)}:predict`
+  const location = `projects/${encodeURIComponent(config.project)}/locations/${encodeURIComponent(config.location)}`
+  return `${base}/v1/${location}/publishers/google/models/${encodeURIComponent(model)}:${method}`
+}
+
+export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location' | 'baseUrl' | 'model'>): string {
+  return vertexModelUrl(config, config.model ?? 'virtual-try-on-001', 'predict')
 }
 
 /** Vertex AI Virtual Try-On (`virtual-try-on-001`, `:predict`): both images inline as base64, one result back inline. */
-export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntime, options: VertexOptions = {}): TryOnEngine<GeneratedImage> {
+export function createVertexEngine(
+  config: VertexConfig,
+  runtime: ProviderRuntime,
+  options: VertexOptions = {},
+): TryOnEngine<GeneratedImage> {
   const url = vertexEndpoint(config)
   const output = options.output ?? defaultOutputLimits
 
@@ -113,7 +135,12 @@ export function createVertexEngine(config: VertexConfig, runtime: ProviderRuntim
   function errorAnswer(answer: JsonAnswer): NoImageOutcome {
     const error = asRecord(asRecord(answer.body).error)
     const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
-    if (answer.status === 400 && error.status === 'INVALID_ARGUMENT' && typeof error.message === 'string' && RAI_MESSAGE.test(error.message)) {
+    if (
+      answer.status === 400 &&
+      error.status === 'INVALID_ARGUMENT' &&
+      typeof error.message === 'string' &&
+      RAI_MESSAGE.test(error.message)
+    ) {
       return rejected(NAME, runtime, detail)
     }
     return failedAnswer(NAME, runtime, answer.status, `predict answered HTTP ${answer.status}`, detail)

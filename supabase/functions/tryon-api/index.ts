@@ -25,7 +25,8 @@ if (!databaseUrl) throw new Error('Set DATABASE_URL (or SUPABASE_DB_URL) to reac
 const sql = connectDatabase(databaseUrl)
 const store = await createResultStore(settings, env)
 // TRYON_CLIENT_ADDRESS_HEADER=socket (Deno serving the internet directly): Deno.serve passes the connection's info as the env.
-const socketAddress = (_request: Request, info: unknown) => (info as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? null
+const socketAddress = (_request: Request, info: unknown) =>
+  (info as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? null
 const app = createApp(createDeps(settings, { sql, store, fetch, resolveHost: resolveWithDeno, socketAddress }))
 
 if (env.PORT) Deno.serve({ port: Number(env.PORT), hostname: env.HOST ?? '127.0.0.1' }, app.fetch)

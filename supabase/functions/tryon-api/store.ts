@@ -7,7 +7,10 @@ export async function createResultStore(settings: Settings, env: Env): Promise<R
   if (settings.storage === 'supabase') {
     const key = storageKeyFrom(env)
     if (!env.SUPABASE_URL || !key) {
-      throw new Error('TRYON_STORAGE=supabase needs SUPABASE_URL and a secret key (SUPABASE_SECRET_KEYS, SUPABASE_SECRET_KEY or SUPABASE_SERVICE_ROLE_KEY)')
+      throw new Error(
+        'TRYON_STORAGE=supabase needs SUPABASE_URL and a secret key ' +
+          '(SUPABASE_SECRET_KEYS, SUPABASE_SECRET_KEY or SUPABASE_SERVICE_ROLE_KEY)',
+      )
     }
     return createSupabaseStore({ url: env.SUPABASE_URL, key, bucket: settings.bucket, publicBaseUrl: settings.publicBaseUrl })
   }

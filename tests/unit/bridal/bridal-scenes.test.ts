@@ -18,7 +18,9 @@ describe('wedding-dress verdicts on generated scenes', () => {
     expect(makeBridalScene(SEEDS[0]).description).not.toBe(makeBridalScene(SEEDS[1]).description)
   })
 
-  it('never charges 2 credits for a result whose product is off the body, nor for a garment without a train', { timeout: 180_000 }, async () => {
+  it('never charges 2 credits for a result whose product is off the body, nor for a garment without a train', {
+    timeout: 180_000,
+  }, async () => {
     const engine = createLocalEngine()
     const steps = { pretreatment: createLocalPretreatment(), scorer: createLocalTrainScorer() }
     for (const seed of SEEDS) {

@@ -17,7 +17,8 @@ const shopper = makeShopperPhoto({ width: 400, height: 600, background: slate })
 const person = asInput(shopper)
 const cropped = asInput(makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false }))
 const nobody = asInput(makeFlatImage({ width: 400, height: 600, color: [200, 196, 190], format: 'jpeg' }))
-const garment = (kind: GarmentKind) => asInput(makeGarmentPhoto({ kind, color: ivory, width: 320, height: 320, transparentBackground: true }))
+const garment = (kind: GarmentKind) =>
+  asInput(makeGarmentPhoto({ kind, color: ivory, width: 320, height: 320, transparentBackground: true }))
 const gown = garment('gown-with-train')
 /** The shopper photo with a third of the figure's height of plain floor added below the feet. */
 const roomy = ((): InputImage => {
@@ -41,7 +42,11 @@ function withFloorRoom(below: number): InputImage {
   return { bytes: encodeJpeg(image, 92), format: 'jpeg', width: image.width, height }
 }
 
-async function generated(shopperPhoto: InputImage, product: InputImage, train?: { length: number; spread: number }): Promise<GeneratedImage> {
+async function generated(
+  shopperPhoto: InputImage,
+  product: InputImage,
+  train?: { length: number; spread: number },
+): Promise<GeneratedImage> {
   const outcome = await engine.generate({ person: shopperPhoto, garment: product, category: 'dress', train })
   if (outcome.kind !== 'generated') throw new Error(`${outcome.kind}: ${outcome.reason}`)
   return outcome.image
@@ -64,11 +69,29 @@ describe('local train pre-treatment', () => {
     ['trousers', 'bottom'],
     ['tshirt', 'unknown'],
   ])('reports a %s as a garment with no train, tried on as a %s', async (kind, category) => {
-    expect(await local.pretreatment.prepare({ person, garment: garment(kind) })).toEqual({ kind: 'unavailable', reason: 'the garment has no train to render', category })
+    expect(await local.pretreatment.prepare({ person, garment: garment(kind) })).toEqual({
+      kind: 'unavailable',
+      reason: 'the garment has no train to render',
+      category,
+    })
   })
 
   it('sizes the train longer the further it reaches past the hem in the product photo', () => {
-    const shape = (hemRow: number): GarmentShape => ({ top: 0, bottom: 200, hemRow, waistRow: 50, bodiceWidth: 40, lengthOverBodice: 5, skirtOverBodice: 3, flareBeyondTrend: 1.6, roundedEnd: 0.05, endRise: 0.1, hemOverBodice: 4, floorLength: true, hasTrain: true })
+    const shape = (hemRow: number): GarmentShape => ({
+      top: 0,
+      bottom: 200,
+      hemRow,
+      waistRow: 50,
+      bodiceWidth: 40,
+      lengthOverBodice: 5,
+      skirtOverBodice: 3,
+      flareBeyondTrend: 1.6,
+      roundedEnd: 0.05,
+      endRise: 0.1,
+      hemOverBodice: 4,
+      floorLength: true,
+      hasTrain: true,
+    })
     expect(trainFor(shape(140)).length).toBeGreaterThan(trainFor(shape(180)).length)
     expect(trainFor(shape(180)).spread).toBe(1.6)
   })
@@ -88,7 +111,10 @@ describe('local train pre-treatment', () => {
   })
 
   it('needs the person found to draw a train, but leaves an engine it only asks to read the photo itself', async () => {
-    expect(await createLocalPretreatment({ guidance: 'draws' }).prepare({ person: nobody, garment: gown })).toEqual({ kind: 'unavailable', reason: 'no person was found in the shopper photo' })
+    expect(await createLocalPretreatment({ guidance: 'draws' }).prepare({ person: nobody, garment: gown })).toEqual({
+      kind: 'unavailable',
+      reason: 'no person was found in the shopper photo',
+    })
     const asked = await createLocalPretreatment({ guidance: 'prompt' }).prepare({ person: nobody, garment: gown })
     expect(asked.kind).toBe('prepared')
     expect(asked.kind === 'prepared' && asked.person).toBeFalsy()
@@ -123,7 +149,8 @@ describe('floor added below a shopper photo', () => {
     const pixels = shopperPixels(outcome.person)
     const after = analyseShopper(pixels, floorRowsIn(outcome.person, pixels.height))
     expect(after.body.found && after.body.feetVisible).toBe(true)
-    for (const landmark of ['headTop', 'shoulderY', 'floorY', 'centreX'] as const) expect(Math.abs(after.body[landmark] - before[landmark]), landmark).toBeLessThan(1.5)
+    for (const landmark of ['headTop', 'shoulderY', 'floorY', 'centreX'] as const)
+      expect(Math.abs(after.body[landmark] - before[landmark]), landmark).toBeLessThan(1.5)
     // The analysis image and its mask still cover the added rows, at the photo's scale.
     expect(after.small.height / after.small.width).toBeCloseTo(outcome.person.height / outcome.person.width, 1)
     expect(after.segmentation.mask.height).toBe(after.small.height)
@@ -183,12 +210,18 @@ describe('local train scorer', () => {
 
   it('is unavailable when no person is found in the shopper photo', async () => {
     const result = { bytes: nobody.bytes, contentType: 'image/jpeg' as const }
-    expect(await local.scorer.score({ result, person: nobody, garment: gown })).toEqual({ kind: 'unavailable', reason: 'no person was found in the shopper photo' })
+    expect(await local.scorer.score({ result, person: nobody, garment: gown })).toEqual({
+      kind: 'unavailable',
+      reason: 'no person was found in the shopper photo',
+    })
   })
 
   it('is unavailable when the feet are not in the shopper photo', async () => {
     const result = { bytes: cropped.bytes, contentType: 'image/jpeg' as const }
-    expect(await local.scorer.score({ result, person: cropped, garment: gown })).toEqual({ kind: 'unavailable', reason: 'the feet are not in the shopper photo' })
+    expect(await local.scorer.score({ result, person: cropped, garment: gown })).toEqual({
+      kind: 'unavailable',
+      reason: 'the feet are not in the shopper photo',
+    })
   })
 
   it('is unavailable when there is no floor below the feet', () => {
@@ -208,7 +241,10 @@ describe('local train scorer', () => {
       for (let x = Math.round(geometry.centreX - half); x < geometry.centreX + half; x++) image.data.set(ivory, (y * image.width + x) * 4)
     }
     const result = { bytes: encodeJpeg(image, 92), contentType: 'image/jpeg' as const }
-    expect(await local.scorer.score({ result, person, garment: gown })).toEqual({ kind: 'unavailable', reason: 'the garment does not cover the legs in the result' })
+    expect(await local.scorer.score({ result, person, garment: gown })).toEqual({
+      kind: 'unavailable',
+      reason: 'the garment does not cover the legs in the result',
+    })
   })
 
   it('is unavailable when the result cannot be decoded', async () => {
@@ -225,13 +261,16 @@ describe('local engine in wedding-dress mode', () => {
   })
 
   it('fails the generation when it finds no person, rather than place the gown on a guess', async () => {
-    expect(await engine.generate({ person: nobody, garment: gown, category: 'dress', train: { length: 0.2, spread: 1.8 } })).toMatchObject({ kind: 'failed' })
+    expect(await engine.generate({ person: nobody, garment: gown, category: 'dress', train: { length: 0.2, spread: 1.8 } })).toMatchObject({
+      kind: 'failed',
+    })
   })
 })
 
 describe('bridal verdict', () => {
   const request = () => ({ person, garment: gown, category: 'dress' as const })
-  const scoreOf = async () => (await generateWithTrain(engine, local, request(), { threshold: 0.5, log: silent, tryOnId: 't' })).bridal.trainScore
+  const scoreOf = async () =>
+    (await generateWithTrain(engine, local, request(), { threshold: 0.5, log: silent, tryOnId: 't' })).bridal.trainScore
 
   it('applies the train at or above the threshold and not below it, on the same score', async () => {
     const score = (await scoreOf())!
@@ -242,7 +281,12 @@ describe('bridal verdict', () => {
   })
 
   it('charges the pre-treatment row, not a refund, when the photo is cropped above the feet', async () => {
-    const { bridal } = await generateWithTrain(engine, local, { ...request(), person: cropped }, { threshold: 0.5, log: silent, tryOnId: 't' })
+    const { bridal } = await generateWithTrain(
+      engine,
+      local,
+      { ...request(), person: cropped },
+      { threshold: 0.5, log: silent, tryOnId: 't' },
+    )
     expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
   })
 
@@ -252,23 +296,45 @@ describe('bridal verdict', () => {
     const watching = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (seen.push(r.person), engine.generate(r)) }
     const judged: InputImage[] = []
     const steps: BridalSteps = { ...local, scorer: { name: 'watch', score: async (r) => (judged.push(r.person), local.scorer.score(r)) } }
-    const { image, bridal } = await generateWithTrain(watching, steps, { ...request(), person: tight }, { threshold: 0.5, log: silent, tryOnId: 't' })
+    const { image, bridal } = await generateWithTrain(
+      watching,
+      steps,
+      { ...request(), person: tight },
+      { threshold: 0.5, log: silent, tryOnId: 't' },
+    )
     expect(seen[0].height).toBeGreaterThan(tight.height)
     expect(judged).toEqual(seen)
     expect(decodeImage(image.bytes, 'jpeg').height).toBe(seen[0].height)
     expect(bridal.reason).toBe('train_rendered')
   })
 
-  it.each(['tshirt', 'dress'] as GarmentKind[])('charges the pre-treatment row, not a refund, for a %s sent as a wedding dress, tried on as what it is', async (kind) => {
-    const asked: unknown[] = []
-    const watching = { name: 'local', generate: (r: Parameters<typeof engine.generate>[0]) => (asked.push([r.train, r.category]), engine.generate(r)) }
-    const { bridal } = await generateWithTrain(watching, local, { person, garment: garment(kind), category: 'dress' }, { threshold: 0.5, log: silent, tryOnId: 't' })
-    expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
-    expect(asked).toEqual([[undefined, kind === 'dress' ? 'dress' : undefined]])
-  })
+  it.each(['tshirt', 'dress'] as GarmentKind[])(
+    'charges the pre-treatment row, not a refund, for a %s sent as a wedding dress, tried on as what it is',
+    async (kind) => {
+      const asked: unknown[] = []
+      const watching = {
+        name: 'local',
+        generate: (r: Parameters<typeof engine.generate>[0]) => (asked.push([r.train, r.category]), engine.generate(r)),
+      }
+      const { bridal } = await generateWithTrain(
+        watching,
+        local,
+        { person, garment: garment(kind), category: 'dress' },
+        { threshold: 0.5, log: silent, tryOnId: 't' },
+      )
+      expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
+      expect(asked).toEqual([[undefined, kind === 'dress' ? 'dress' : undefined]])
+    },
+  )
 
   it('treats a prepared train of no length as the pre-treatment row', async () => {
-    const steps: BridalSteps = { ...local, pretreatment: { name: 'zero', prepare: async ({ garment: g }) => ({ kind: 'prepared', garment: g, train: { length: 0, spread: 1 } }) } }
+    const steps: BridalSteps = {
+      ...local,
+      pretreatment: {
+        name: 'zero',
+        prepare: async ({ garment: g }) => ({ kind: 'prepared', garment: g, train: { length: 0, spread: 1 } }),
+      },
+    }
     const { bridal } = await generateWithTrain(engine, steps, request(), { threshold: 0.5, log: silent, tryOnId: 't' })
     expect(bridal).toEqual({ applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' })
   })

@@ -44,7 +44,12 @@ describe('JSON read from its bytes', () => {
 
   it('refuses exactly what JSON.parse refuses, however the text is damaged', () => {
     const damaged = fc
-      .tuple(fc.jsonValue(), fc.nat(), fc.constantFrom('"', '\\', '\n', '\u0001', '\\u12', '\\x', '}', ',', ':', 'é', '\\"', ''), fc.nat({ max: 3 }))
+      .tuple(
+        fc.jsonValue(),
+        fc.nat(),
+        fc.constantFrom('"', '\\', '\n', '\u0001', '\\u12', '\\x', '}', ',', ':', 'é', '\\"', ''),
+        fc.nat({ max: 3 }),
+      )
       .map(([value, at, insert, cut]) => {
         const text = JSON.stringify({ a: value, big: 'QUJD'.repeat(8) })
         const i = at % (text.length + 1)

@@ -31,7 +31,9 @@ describe('fallback chain', () => {
     expect(chain.name).toBe('fashn,gemini')
     expect(await chain.generate(tryOn())).toEqual({ kind: 'generated', image: { ...image, engine: 'gemini' } })
     expect([first.calls.length, second.calls.length]).toEqual([1, 1])
-    expect(logs).toContainEqual(expect.objectContaining({ msg: 'engine failed; falling back to the next', engine: 'fashn', next: 'gemini' }))
+    expect(logs).toContainEqual(
+      expect.objectContaining({ msg: 'engine failed; falling back to the next', engine: 'fashn', next: 'gemini' }),
+    )
   })
 
   it.each<EngineOutcome>([
@@ -56,7 +58,10 @@ describe('fallback chain', () => {
   })
 
   it('returns the last failure when every engine fails, and stops once the deadline has passed', async () => {
-    const chain = createEngineChain([engine('fashn', failed), engine('vertex', { kind: 'failed', reason: 'vertex down' })], { budgetMs: 1000, log: () => {} })
+    const chain = createEngineChain([engine('fashn', failed), engine('vertex', { kind: 'failed', reason: 'vertex down' })], {
+      budgetMs: 1000,
+      log: () => {},
+    })
     expect(await chain.generate(tryOn())).toEqual({ kind: 'failed', reason: 'vertex down' })
 
     const gone = new AbortController()
@@ -90,7 +95,10 @@ describe('fallback chain', () => {
   })
 
   it('keeps the engine an inner engine already recorded', async () => {
-    const chain = createEngineChain([engine('a', failed), engine('b', { kind: 'generated', image: { ...image, engine: 'inner' } })], { budgetMs: 1000, log: () => {} })
+    const chain = createEngineChain([engine('a', failed), engine('b', { kind: 'generated', image: { ...image, engine: 'inner' } })], {
+      budgetMs: 1000,
+      log: () => {},
+    })
     const outcome = await chain.generate(tryOn())
     expect(outcome.kind === 'generated' && outcome.image.engine).toBe('inner')
   })

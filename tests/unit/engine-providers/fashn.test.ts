@@ -100,21 +100,36 @@ describe('FASHN adapter', () => {
   })
 
   describe('content rejection (422)', () => {
-    it.each(['ContentModerationError', 'NSFWError', 'ThirdPartyError'])('maps a failed prediction with %s to rejected, logging FASHN’s message', async (name) => {
-      fake.script('GET', statusPath, fashn.status('processing'), fashn.failed(name, 'Prohibited content detected in garment image'))
-      const { engine, logs } = engineWith()
-      const outcome = await engine.generate(tryOn())
-      expect(outcome).toEqual({ kind: 'rejected', reason: 'fashn rejected the content' })
-      expect(logText(logs)).toContain('Prohibited content detected in garment image')
-    })
+    it.each(['ContentModerationError', 'NSFWError', 'ThirdPartyError'])(
+      'maps a failed prediction with %s to rejected, logging FASHN’s message',
+      async (name) => {
+        fake.script('GET', statusPath, fashn.status('processing'), fashn.failed(name, 'Prohibited content detected in garment image'))
+        const { engine, logs } = engineWith()
+        const outcome = await engine.generate(tryOn())
+        expect(outcome).toEqual({ kind: 'rejected', reason: 'fashn rejected the content' })
+        expect(logText(logs)).toContain('Prohibited content detected in garment image')
+      },
+    )
   })
 
   describe('input errors (400)', () => {
     it.each([
-      ['PoseError', 'Could not detect body pose in model image', 'The shopper photo (userPhoto) could not be used: no person pose was found in it'],
-      ['ImageLoadError', "Error loading garment image: The URL's Content-Type is not an image.", 'The generation engine could not load the product image (productImage)'],
+      [
+        'PoseError',
+        'Could not detect body pose in model image',
+        'The shopper photo (userPhoto) could not be used: no person pose was found in it',
+      ],
+      [
+        'ImageLoadError',
+        "Error loading garment image: The URL's Content-Type is not an image.",
+        'The generation engine could not load the product image (productImage)',
+      ],
       ['ImageLoadError', 'Error loading model image: timeout', 'The generation engine could not load the shopper photo (userPhoto)'],
-      ['InputValidationError', 'model_image must be a valid image', 'The generation engine did not accept these images as a person photo and a garment photo'],
+      [
+        'InputValidationError',
+        'model_image must be a valid image',
+        'The generation engine did not accept these images as a person photo and a garment photo',
+      ],
     ])('maps %s to invalid_input with a message of ours', async (name, providerMessage, reason) => {
       fake.script('GET', statusPath, fashn.failed(name, providerMessage))
       const { engine, logs } = engineWith()
@@ -126,13 +141,16 @@ describe('FASHN adapter', () => {
   })
 
   describe('failures (500)', () => {
-    it.each(['PipelineError', '3rdPartyProviderError', 'InternalServerError', 'SomethingNew'])('maps a failed prediction with %s to failed', async (name) => {
-      fake.script('GET', statusPath, fashn.failed(name, 'internal details'))
-      const { engine } = engineWith()
-      const outcome = await engine.generate(tryOn())
-      expect(outcome.kind).toBe('failed')
-      expect(outcome.kind === 'failed' && outcome.reason).toContain(name)
-    })
+    it.each(['PipelineError', '3rdPartyProviderError', 'InternalServerError', 'SomethingNew'])(
+      'maps a failed prediction with %s to failed',
+      async (name) => {
+        fake.script('GET', statusPath, fashn.failed(name, 'internal details'))
+        const { engine } = engineWith()
+        const outcome = await engine.generate(tryOn())
+        expect(outcome.kind).toBe('failed')
+        expect(outcome.kind === 'failed' && outcome.reason).toContain(name)
+      },
+    )
 
     it.each(['canceled', 'time_out'])('fails a prediction that ends as %s', async (status) => {
       fake.script('GET', statusPath, fashn.status(status))
@@ -191,7 +209,8 @@ describe('FASHN adapter', () => {
       const streamedOutcome = async (options: FashnOptions = {}) => {
         fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
         const outcome = await engineWith(options).engine.generate(tryOn())
-        if (outcome.kind !== 'generated' || 'bytes' in outcome.image) throw new Error(`expected a streamed image, got ${JSON.stringify(outcome)}`)
+        if (outcome.kind !== 'generated' || 'bytes' in outcome.image)
+          throw new Error(`expected a streamed image, got ${JSON.stringify(outcome)}`)
         return outcome.image
       }
 
@@ -221,7 +240,10 @@ describe('FASHN adapter', () => {
 
         fake.script('GET', cdnPath, { parts: [large.subarray(0, 100_000)], hang: true })
         fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
-        expect(await engineWith(limits).engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('timeout') })
+        expect(await engineWith(limits).engine.generate(tryOn())).toMatchObject({
+          kind: 'failed',
+          reason: expect.stringContaining('timeout'),
+        })
       })
 
       it('refuses a body whose first 256 KB hold no image header, before answering', async () => {
@@ -244,7 +266,10 @@ describe('FASHN adapter', () => {
     })
 
     it('fails when the output is not an image', async () => {
-      fake.script('GET', fake.outputUrl.slice(fake.url.length), { bytes: new TextEncoder().encode('<html>expired</html>'), contentType: 'text/html' })
+      fake.script('GET', fake.outputUrl.slice(fake.url.length), {
+        bytes: new TextEncoder().encode('<html>expired</html>'),
+        contentType: 'text/html',
+      })
       expect((await engineWith().engine.generate(tryOn())).kind).toBe('failed')
     })
   })
@@ -295,13 +320,51 @@ describe('FASHN adapter', () => {
     })
 
     it.each([
-      ['refused connection (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }) }), true],
-      ['unknown host (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.fashn.ai'), { code: 'ENOTFOUND' }) }), true],
-      ['refused connection (Deno 2)', new TypeError('fetch failed', { cause: new Error('error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): tcp connect error: Connection refused (os error 111)') }), true],
-      ['unknown host (Deno 2)', new TypeError('fetch failed', { cause: new Error('error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): dns error: failed to lookup address information: Name or service not known') }), true],
+      [
+        'refused connection (undici)',
+        Object.assign(new TypeError('fetch failed'), {
+          cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }),
+        }),
+        true,
+      ],
+      [
+        'unknown host (undici)',
+        Object.assign(new TypeError('fetch failed'), {
+          cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.fashn.ai'), { code: 'ENOTFOUND' }),
+        }),
+        true,
+      ],
+      [
+        'refused connection (Deno 2)',
+        new TypeError('fetch failed', {
+          cause: new Error(
+            'error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): tcp connect error: Connection refused (os error 111)',
+          ),
+        }),
+        true,
+      ],
+      [
+        'unknown host (Deno 2)',
+        new TypeError('fetch failed', {
+          cause: new Error(
+            'error sending request for url (https://api.fashn.ai/v1/run): client error (Connect): dns error: failed to lookup address information: Name or service not known',
+          ),
+        }),
+        true,
+      ],
       ['a blocked port (Deno)', new TypeError('Fetch failed: Requests to port 1 are blocked'), true],
-      ['socket closed after sending (undici)', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), false],
-      ['connection reset (Deno)', new TypeError('error sending request for url (https://api.fashn.ai/v1/run): connection error: Connection reset by peer (os error 104)'), false],
+      [
+        'socket closed after sending (undici)',
+        Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }),
+        false,
+      ],
+      [
+        'connection reset (Deno)',
+        new TypeError(
+          'error sending request for url (https://api.fashn.ai/v1/run): connection error: Connection reset by peer (os error 104)',
+        ),
+        false,
+      ],
       ['our own timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), false],
     ])('tells a request that never left from one that may have arrived: %s', (_, error, expected) => {
       expect(neverSent(error)).toBe(expected)
@@ -320,7 +383,12 @@ describe('FASHN adapter', () => {
     })
 
     it('honours Retry-After on a 429 (within the cap)', async () => {
-      fake.script('POST', '/v1/run', { ...fashn.submitError(429, 'ConcurrencyLimitExceeded', 'busy'), headers: { 'retry-after': '3' } }, fashn.submitted())
+      fake.script(
+        'POST',
+        '/v1/run',
+        { ...fashn.submitError(429, 'ConcurrencyLimitExceeded', 'busy'), headers: { 'retry-after': '3' } },
+        fashn.submitted(),
+      )
       fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
       const { engine, sleeps } = engineWith()
       expect((await engine.generate(tryOn())).kind).toBe('generated')
@@ -328,7 +396,13 @@ describe('FASHN adapter', () => {
     })
 
     it('retries a 503 while polling', async () => {
-      fake.script('GET', statusPath, fashn.status('processing'), fashn.submitError(503, 'InternalServerError', 'upstream'), fashn.completed(fake.outputUrl))
+      fake.script(
+        'GET',
+        statusPath,
+        fashn.status('processing'),
+        fashn.submitError(503, 'InternalServerError', 'upstream'),
+        fashn.completed(fake.outputUrl),
+      )
       expect((await engineWith().engine.generate(tryOn())).kind).toBe('generated')
       expect(fake.requestsTo(statusPath)).toHaveLength(3)
     })

@@ -1,15 +1,38 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { answersOf, createGeminiTrainScorer, createVertexTrainScorer, scoreFromAnswers, vertexGenerateContentUrl, type JudgeAnswers } from '../../../shared/bridal/gemini-scorer.ts'
+import {
+  answersOf,
+  createGeminiTrainScorer,
+  createVertexTrainScorer,
+  scoreFromAnswers,
+  vertexGenerateContentUrl,
+  type JudgeAnswers,
+} from '../../../shared/bridal/gemini-scorer.ts'
 import { parseServiceAccount, serviceAccountTokens, staticAccessToken } from '../../../shared/engine/providers/google-auth.ts'
 import { encodeBase64 } from '../../../shared/images/base64.ts'
-import { gemini, geminiPath, makeServiceAccount, startFakeServer, vertex, vertexGenerateContentPath, verifyJwt, type FakeServer } from '../../support/provider-fakes.ts'
+import {
+  gemini,
+  geminiPath,
+  makeServiceAccount,
+  startFakeServer,
+  vertex,
+  vertexGenerateContentPath,
+  verifyJwt,
+  type FakeServer,
+} from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime } from './support.ts'
 
 const path = geminiPath('gemini-2.5-flash')
 const result = { bytes: providerResult, contentType: 'image/jpeg' as const }
 const QUESTIONS = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson']
-const good: JudgeAnswers = { gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, trainLength: 'long', samePerson: true }
+const good: JudgeAnswers = {
+  gownOnBody: true,
+  croppedAboveFeet: false,
+  trainOnFloor: true,
+  trainContinuous: true,
+  trainLength: 'long',
+  samePerson: true,
+}
 
 describe('train score from the judge’s answers', () => {
   it.each<[string, Partial<JudgeAnswers>, number]>([
@@ -72,9 +95,17 @@ describe('Gemini train judge (Gemini API)', () => {
     expect(request.headers['x-goog-api-key']).toBe('AIza-judge')
     const parts = request.json.contents[0].parts
     for (const question of QUESTIONS) expect(parts[0].text).toContain(`${question}:`)
-    expect(parts.slice(1).map((p: any) => p.inline_data.data)).toEqual([encodeBase64(person.bytes), encodeBase64(garment.bytes), encodeBase64(providerResult)])
+    expect(parts.slice(1).map((p: any) => p.inline_data.data)).toEqual([
+      encodeBase64(person.bytes),
+      encodeBase64(garment.bytes),
+      encodeBase64(providerResult),
+    ])
     const config = request.json.generationConfig
-    expect(config).toMatchObject({ temperature: 0, responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', required: QUESTIONS } })
+    expect(config).toMatchObject({
+      temperature: 0,
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'OBJECT', required: QUESTIONS },
+    })
     expect(config.responseSchema.properties.trainLength).toEqual({ type: 'STRING', enum: ['none', 'short', 'medium', 'long'] })
     expect(config.responseSchema.properties).not.toHaveProperty('trainScore')
   })
@@ -86,7 +117,10 @@ describe('Gemini train judge (Gemini API)', () => {
 
   it.each([
     ['a free score instead of the answers', gemini.json({ trainScore: 0.9 })],
-    ['an answer missing', gemini.json({ gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, samePerson: true })],
+    [
+      'an answer missing',
+      gemini.json({ gownOnBody: true, croppedAboveFeet: false, trainOnFloor: true, trainContinuous: true, samePerson: true }),
+    ],
     ['text that is not JSON', gemini.textOnly('The train looks great.')],
     ['a blocked prompt', gemini.promptBlocked('SAFETY')],
     ['an HTTP 400', gemini.error(400, 'INVALID_ARGUMENT', 'bad')],
@@ -122,25 +156,43 @@ describe('Gemini train judge on Vertex AI', () => {
     const account = await makeServiceAccount(`${fake.url}/token`)
     const t = testRuntime()
     const tokens = serviceAccountTokens(parseServiceAccount(account.json), t.runtime)
-    const judge = createVertexTrainScorer({ project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens }, t.runtime)
+    const judge = createVertexTrainScorer(
+      { project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens },
+      t.runtime,
+    )
     expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.6 })
     const [exchange] = fake.requestsTo('/token', 'POST')
     const assertion = new URLSearchParams(exchange.text).get('assertion')!
-    expect((await verifyJwt(assertion, account.publicKey))?.claims).toMatchObject({ iss: account.clientEmail, scope: 'https://www.googleapis.com/auth/cloud-platform' })
+    expect((await verifyJwt(assertion, account.publicKey))?.claims).toMatchObject({
+      iss: account.clientEmail,
+      scope: 'https://www.googleapis.com/auth/cloud-platform',
+    })
     const [request] = fake.requestsTo(judgePath, 'POST')
     expect(request.headers.authorization).toBe('Bearer ya29.judge')
     const parts = request.json.contents[0].parts
     expect(request.json.contents[0].role).toBe('user')
-    expect(parts.slice(1).map((p: any) => p.inlineData.data)).toEqual([encodeBase64(person.bytes), encodeBase64(garment.bytes), encodeBase64(providerResult)])
+    expect(parts.slice(1).map((p: any) => p.inlineData.data)).toEqual([
+      encodeBase64(person.bytes),
+      encodeBase64(garment.bytes),
+      encodeBase64(providerResult),
+    ])
     expect(request.json.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseSchema: { required: QUESTIONS } })
   })
 
   it('tries once more with a fresh token after a 401, and is unavailable on a refusal', async () => {
-    fake.script('POST', judgePath, gemini.error(401, 'UNAUTHENTICATED', 'token expired'), gemini.error(403, 'PERMISSION_DENIED', 'no access'))
+    fake.script(
+      'POST',
+      judgePath,
+      gemini.error(401, 'UNAUTHENTICATED', 'token expired'),
+      gemini.error(403, 'PERMISSION_DENIED', 'no access'),
+    )
     const t = testRuntime()
     let invalidated = 0
     const tokens = { ...staticAccessToken('ya29.old'), invalidate: () => void invalidated++ }
-    const judge = createVertexTrainScorer({ project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens }, t.runtime)
+    const judge = createVertexTrainScorer(
+      { project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens },
+      t.runtime,
+    )
     expect((await judge.score({ result, person, garment })).kind).toBe('unavailable')
     expect(fake.requestsTo(judgePath, 'POST')).toHaveLength(2)
     expect(invalidated).toBe(1)

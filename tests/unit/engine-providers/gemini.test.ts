@@ -56,10 +56,14 @@ describe('Gemini adapter', () => {
       expect(outcome.kind === 'generated' && outcome.image.bytes.buffer.byteLength).toBe(large.byteLength)
 
       const t = testRuntime()
-      const capped = createGeminiEngine({ apiKey: 'AIza-test', baseUrl: fake.url, model: MODEL }, t.runtime, { output: { maxBytes: large.byteLength - 1, downloadTimeoutMs: 1000 } })
+      const capped = createGeminiEngine({ apiKey: 'AIza-test', baseUrl: fake.url, model: MODEL }, t.runtime, {
+        output: { maxBytes: large.byteLength - 1, downloadTimeoutMs: 1000 },
+      })
       expect(await capped.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('too_large') })
       for (const data of [`${'QUJD'.repeat(30_000)}*`, `${'QUJD'.repeat(30_000)}A`]) {
-        fake.script('POST', path, { json: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/jpeg', data } }] }, finishReason: 'STOP' }] } })
+        fake.script('POST', path, {
+          json: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/jpeg', data } }] }, finishReason: 'STOP' }] },
+        })
         expect(await engineWith().engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('malformed') })
       }
     })
@@ -80,7 +84,9 @@ describe('Gemini adapter', () => {
     it('sends a WebP image as it is (Gemini accepts WebP)', async () => {
       const webp = asInput(makeFlatImage({ width: 40, height: 60, color: [90, 90, 90], format: 'webp' }))
       await engineWith().engine.generate(tryOn({ garment: webp }))
-      expect(fake.requestsTo(path)[0].json.contents[0].parts[2]).toEqual({ inline_data: { mime_type: 'image/webp', data: encodeBase64(webp.bytes) } })
+      expect(fake.requestsTo(path)[0].json.contents[0].parts[2]).toEqual({
+        inline_data: { mime_type: 'image/webp', data: encodeBase64(webp.bytes) },
+      })
     })
   })
 
@@ -99,15 +105,22 @@ describe('Gemini adapter', () => {
   })
 
   describe('failures (500, the chain moves on)', () => {
-    it.each(['NO_IMAGE', 'OTHER', 'IMAGE_OTHER', 'LANGUAGE', 'RECITATION', 'IMAGE_RECITATION', 'MAX_TOKENS', 'FINISH_REASON_UNSPECIFIED', 'MALFORMED_FUNCTION_CALL'])(
-      'finishReason %s with no image is a failure, not a rejection',
-      async (finishReason) => {
-        fake.script('POST', path, gemini.finished(finishReason, 'Unable to show the generated image.'))
-        const outcome = await engineWith().engine.generate(tryOn())
-        expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining(finishReason) })
-        expect(outcome.kind === 'failed' && outcome.outage).toBeFalsy()
-      },
-    )
+    it.each([
+      'NO_IMAGE',
+      'OTHER',
+      'IMAGE_OTHER',
+      'LANGUAGE',
+      'RECITATION',
+      'IMAGE_RECITATION',
+      'MAX_TOKENS',
+      'FINISH_REASON_UNSPECIFIED',
+      'MALFORMED_FUNCTION_CALL',
+    ])('finishReason %s with no image is a failure, not a rejection', async (finishReason) => {
+      fake.script('POST', path, gemini.finished(finishReason, 'Unable to show the generated image.'))
+      const outcome = await engineWith().engine.generate(tryOn())
+      expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining(finishReason) })
+      expect(outcome.kind === 'failed' && outcome.outage).toBeFalsy()
+    })
 
     it('a text-only STOP reply is a failure, whose text is logged and not returned', async () => {
       fake.script('POST', path, gemini.textOnly("I can't generate images of real people in that outfit."))
@@ -117,7 +130,10 @@ describe('Gemini adapter', () => {
     })
 
     it('only the six safety finish reasons reject, whatever other reason Google adds (property)', () => {
-      const reasons = fc.oneof(fc.constantFrom(...SAFETY_FINISH, 'STOP', 'NO_IMAGE', 'IMAGE_OTHER'), fc.stringMatching(/^[A-Z][A-Z_]{0,30}$/))
+      const reasons = fc.oneof(
+        fc.constantFrom(...SAFETY_FINISH, 'STOP', 'NO_IMAGE', 'IMAGE_OTHER'),
+        fc.stringMatching(/^[A-Z][A-Z_]{0,30}$/),
+      )
       fc.assert(
         fc.property(reasons, (finishReason) => {
           const reply = readReply((gemini.finished(finishReason) as { json: unknown }).json)
@@ -144,7 +160,14 @@ describe('Gemini adapter', () => {
     })
 
     it('retries 429 RESOURCE_EXHAUSTED, 500 INTERNAL and 504 DEADLINE_EXCEEDED, then succeeds', async () => {
-      fake.script('POST', path, gemini.error(429, 'RESOURCE_EXHAUSTED', 'quota'), gemini.error(500, 'INTERNAL', 'x'), gemini.error(504, 'DEADLINE_EXCEEDED', 'x'), gemini.image(providerResult))
+      fake.script(
+        'POST',
+        path,
+        gemini.error(429, 'RESOURCE_EXHAUSTED', 'quota'),
+        gemini.error(500, 'INTERNAL', 'x'),
+        gemini.error(504, 'DEADLINE_EXCEEDED', 'x'),
+        gemini.image(providerResult),
+      )
       const { engine, sleeps } = engineWith()
       expect((await engine.generate(tryOn())).kind).toBe('generated')
       // A 429 without RetryInfo: equal jitter on 2 s; then full jitter on 0.5 s and 1 s for the 5xx.
@@ -190,7 +213,10 @@ describe('Gemini adapter', () => {
       fake.script('POST', path, { hang: true })
       const t = testRuntime({ sleep: abortableSleep })
       const engine = createGeminiEngine({ apiKey: 'k', baseUrl: fake.url, model: MODEL }, t.runtime)
-      expect(await engine.generate(tryOn({ signal: AbortSignal.timeout(200) }))).toMatchObject({ kind: 'failed', reason: expect.stringContaining('deadline') })
+      expect(await engine.generate(tryOn({ signal: AbortSignal.timeout(200) }))).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringContaining('deadline'),
+      })
     })
 
     it('fails when the provider cannot be reached at all', async () => {
@@ -207,7 +233,7 @@ describe('Gemini try-on prompt', () => {
     const prompt = tryOnPrompt({ category: 'dress', clothingType: 'Robe de mariée', locale: 'fr-CA', train: { length: 0.12, spread: 1.6 } })
     expect(prompt).toContain('full length, from head to feet')
     expect(prompt).toContain('full train spread out on the floor')
-    expect(prompt).toContain('about 12% of the person\'s height beyond the feet and about 1.6 times as wide as the hem')
+    expect(prompt).toContain("about 12% of the person's height beyond the feet and about 1.6 times as wide as the hem")
     expect(prompt).toContain('one-piece')
     expect(prompt).toContain('"Robe de mariée" (written in French)')
     expect(prompt).toContain('write it in French')

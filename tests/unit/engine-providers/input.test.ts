@@ -41,14 +41,21 @@ describe('input preparation', () => {
   })
 
   it('flattens a transparent product shot on white, not black, when it must become JPEG', () => {
-    const cutout = asInput(makeGarmentPhoto({ kind: 'tshirt', color: [200, 20, 20], width: 80, height: 80, transparentBackground: true, format: 'png' }))
+    const cutout = asInput(
+      makeGarmentPhoto({ kind: 'tshirt', color: [200, 20, 20], width: 80, height: 80, transparentBackground: true, format: 'png' }),
+    )
     const prepared = prepareInput(cutout, 'productImage', { ...any, formats: ['jpeg'] })
     const corner = decodeImage(prepared.bytes, 'jpeg').data.subarray(0, 3)
     expect(Math.min(...corner)).toBeGreaterThan(240)
   })
 
   it('refuses an image that must be re-encoded but cannot be decoded, naming the field', () => {
-    const broken = { bytes: new Uint8Array([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 1, 2, 3]), format: 'webp' as const, width: 10, height: 10 }
+    const broken = {
+      bytes: new Uint8Array([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 1, 2, 3]),
+      format: 'webp' as const,
+      width: 10,
+      height: 10,
+    }
     expect(() => prepareInput(broken, 'userPhoto', { ...any, formats: ['jpeg'] })).toThrow(InputPreparationError)
   })
 })
@@ -62,8 +69,14 @@ describe('provider output', () => {
   it('refuses plain-http output URLs unless the provider itself is reached over http', async () => {
     const { runtime } = testRuntime()
     const limits = { maxBytes: 1000, downloadTimeoutMs: 1000 }
-    await expect(fetchOutput(runtime, 'http://cdn.example/out.png', { engine: 'fashn', allowHttp: false, limits })).rejects.toMatchObject({ kind: 'refused' })
-    await expect(fetchOutput(runtime, 'ftp://cdn.example/out.png', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({ kind: 'refused' })
-    await expect(fetchOutput(runtime, 'not a url', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({ kind: 'malformed' })
+    await expect(fetchOutput(runtime, 'http://cdn.example/out.png', { engine: 'fashn', allowHttp: false, limits })).rejects.toMatchObject({
+      kind: 'refused',
+    })
+    await expect(fetchOutput(runtime, 'ftp://cdn.example/out.png', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({
+      kind: 'refused',
+    })
+    await expect(fetchOutput(runtime, 'not a url', { engine: 'fashn', allowHttp: true, limits })).rejects.toMatchObject({
+      kind: 'malformed',
+    })
   })
 })

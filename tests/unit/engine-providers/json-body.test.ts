@@ -19,12 +19,20 @@ describe('JSON request bodies with images', () => {
   const garment = bytesOf(3, 2)
   const body = {
     model_name: 'tryon-v1.6',
-    inputs: { model_image: new Base64Bytes(person, 'data:image/jpeg;base64,'), garment_image: new Base64Bytes(garment), note: 'Ünïcode “quotes” \u0000 and \\ too' },
+    inputs: {
+      model_image: new Base64Bytes(person, 'data:image/jpeg;base64,'),
+      garment_image: new Base64Bytes(garment),
+      note: 'Ünïcode “quotes” \u0000 and \\ too',
+    },
     parts: [{ text: 'x' }, { inline_data: { data: new Base64Bytes(new Uint8Array(0)) } }],
   }
   const expected = JSON.stringify({
     model_name: 'tryon-v1.6',
-    inputs: { model_image: `data:image/jpeg;base64,${encodeBase64(person)}`, garment_image: encodeBase64(garment), note: 'Ünïcode “quotes” \u0000 and \\ too' },
+    inputs: {
+      model_image: `data:image/jpeg;base64,${encodeBase64(person)}`,
+      garment_image: encodeBase64(garment),
+      note: 'Ünïcode “quotes” \u0000 and \\ too',
+    },
     parts: [{ text: 'x' }, { inline_data: { data: '' } }],
   })
 
@@ -44,8 +52,12 @@ describe('JSON request bodies with images', () => {
   it('agrees with JSON.stringify for any bytes and any text around them', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.string(), fc.string({ unit: 'binary' }), (raw, key, text) => {
-        const written = new TextDecoder().decode(jsonBody({ [key]: text, image: new Base64Bytes(raw), list: [text, new Base64Bytes(raw, 'data:image/png;base64,')] }).bytes())
-        return written === JSON.stringify({ [key]: text, image: encodeBase64(raw), list: [text, `data:image/png;base64,${encodeBase64(raw)}`] })
+        const written = new TextDecoder().decode(
+          jsonBody({ [key]: text, image: new Base64Bytes(raw), list: [text, new Base64Bytes(raw, 'data:image/png;base64,')] }).bytes(),
+        )
+        return (
+          written === JSON.stringify({ [key]: text, image: encodeBase64(raw), list: [text, `data:image/png;base64,${encodeBase64(raw)}`] })
+        )
       }),
     )
   })
@@ -63,7 +75,14 @@ describe('sending a large JSON body', () => {
   afterAll(() => fake.close())
 
   const image = bytesOf(300_000)
-  const call = (url: string) => ({ provider: 'test', url, method: 'POST' as const, attemptTimeoutMs: 5_000, maxResponseBytes: 1024, body: { data: new Base64Bytes(image) } })
+  const call = (url: string) => ({
+    provider: 'test',
+    url,
+    method: 'POST' as const,
+    attemptTimeoutMs: 5_000,
+    maxResponseBytes: 1024,
+    body: { data: new Base64Bytes(image) },
+  })
 
   it('streams it with its length, and the provider reads the JSON whole', async () => {
     fake.reset()

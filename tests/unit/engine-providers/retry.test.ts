@@ -5,17 +5,29 @@ import { requestJson, type JsonAnswer, type JsonCall } from '../../../shared/eng
 import { startFakeServer, type FakeReply, type FakeServer } from '../../support/provider-fakes.ts'
 import { testRuntime, within } from './support.ts'
 
-const answer = (details: unknown[]): JsonAnswer => ({ status: 429, headers: new Headers(), body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', details } } })
+const answer = (details: unknown[]): JsonAnswer => ({
+  status: 429,
+  headers: new Headers(),
+  body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', details } },
+})
 const retryInfo = (retryDelay: unknown) => ({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay })
 
 describe('RetryInfo (google.rpc.RetryInfo in error.details)', () => {
   it('reads a Duration in its JSON form, with up to nine decimals', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 86_400 }), fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 1, max: 9 }), (seconds, nanos, digits) => {
-        const fraction = String(nanos).padStart(9, '0').slice(0, digits)
-        const expected = seconds * 1000 + Math.round(Number(`0.${fraction}`) * 1000)
-        return googleRetryDelayMs(answer([retryInfo(`${seconds}.${fraction}s`)])) === expected && googleRetryDelayMs(answer([retryInfo(`${seconds}s`)])) === seconds * 1000
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 86_400 }),
+        fc.integer({ min: 0, max: 999_999_999 }),
+        fc.integer({ min: 1, max: 9 }),
+        (seconds, nanos, digits) => {
+          const fraction = String(nanos).padStart(9, '0').slice(0, digits)
+          const expected = seconds * 1000 + Math.round(Number(`0.${fraction}`) * 1000)
+          return (
+            googleRetryDelayMs(answer([retryInfo(`${seconds}.${fraction}s`)])) === expected &&
+            googleRetryDelayMs(answer([retryInfo(`${seconds}s`)])) === seconds * 1000
+          )
+        },
+      ),
     )
   })
 
@@ -26,7 +38,16 @@ describe('RetryInfo (google.rpc.RetryInfo in error.details)', () => {
   })
 
   it('answers undefined for anything else, never a wait it made up', () => {
-    const junk = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant('-5s'), fc.constant('5m'), fc.constant('5'), fc.constant('1e3s'), fc.object())
+    const junk = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.constant(null),
+      fc.constant('-5s'),
+      fc.constant('5m'),
+      fc.constant('5'),
+      fc.constant('1e3s'),
+      fc.object(),
+    )
     fc.assert(
       fc.property(junk, (delay) => {
         const parsed = googleRetryDelayMs(answer([retryInfo(delay)]))
@@ -46,7 +67,13 @@ describe('requestJson retries', () => {
   afterAll(() => fake?.close())
   beforeEach(() => fake.reset())
 
-  const call = (overrides: Partial<JsonCall> = {}): JsonCall => ({ provider: 'test', url: `${fake.url}/x`, attemptTimeoutMs: 5_000, maxResponseBytes: 4096, ...overrides })
+  const call = (overrides: Partial<JsonCall> = {}): JsonCall => ({
+    provider: 'test',
+    url: `${fake.url}/x`,
+    attemptTimeoutMs: 5_000,
+    maxResponseBytes: 4096,
+    ...overrides,
+  })
   const limited = (headers: Record<string, string> = {}) => ({ status: 429, json: { error: 'RateLimitExceeded' }, headers })
 
   it('honours Retry-After as seconds or as an HTTP date, on the runtime’s clock', async () => {
@@ -84,7 +111,9 @@ describe('requestJson retries', () => {
         async (statuses, budget, retryAfter) => {
           fake.reset()
           const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }
-          const replies: FakeReply[] = statuses.map((status) => (status === 200 ? { json: { ok: true } } : { status, json: { error: 'x' }, headers }))
+          const replies: FakeReply[] = statuses.map((status) =>
+            status === 200 ? { json: { ok: true } } : { status, json: { error: 'x' }, headers },
+          )
           fake.script('GET', '/x', ...replies)
           const t = testRuntime()
           const started = t.runtime.now()

@@ -10,12 +10,28 @@ describe('engine configuration', () => {
   it('picks a train judge that can see by default: Gemini with a Gemini key, else Gemini on Vertex with a service account, else local', async () => {
     const account = await makeServiceAccount('https://oauth2.googleapis.com/token')
     const vertexAccount = { VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json }
-    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza' }).providers).toMatchObject({ trainScorer: 'gemini', gemini: { scorerModel: 'gemini-2.5-flash' } })
-    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', ...vertexAccount }).providers.trainScorer).toBe('gemini')
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza' }).providers).toMatchObject({
+      trainScorer: 'gemini',
+      gemini: { scorerModel: 'gemini-2.5-flash' },
+    })
+    expect(
+      readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', ...vertexAccount }).providers.trainScorer,
+    ).toBe('gemini')
     const onVertex = readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', ...vertexAccount }).providers
-    expect(onVertex).toMatchObject({ trainScorer: 'vertex', vertex: { project: 'my-project', location: 'us-central1', scorerModel: 'gemini-2.5-flash', serviceAccount: { client_email: account.clientEmail } } })
+    expect(onVertex).toMatchObject({
+      trainScorer: 'vertex',
+      vertex: {
+        project: 'my-project',
+        location: 'us-central1',
+        scorerModel: 'gemini-2.5-flash',
+        serviceAccount: { client_email: account.clientEmail },
+      },
+    })
     expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k' }).providers.trainScorer).toBe('local')
-    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', TRYON_TRAIN_SCORER: 'local' }).providers.trainScorer).toBe('local')
+    expect(
+      readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', TRYON_TRAIN_SCORER: 'local' }).providers
+        .trainScorer,
+    ).toBe('local')
   })
 
   it('reads a fallback chain with each provider’s credentials, defaults and base URLs', () => {
@@ -36,7 +52,12 @@ describe('engine configuration', () => {
   it('reads Vertex with a service-account key file', async () => {
     const account = await makeServiceAccount('https://oauth2.googleapis.com/token')
     const { providers } = readSettings({ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json })
-    expect(providers.vertex).toMatchObject({ project: 'my-project', location: 'us-central1', model: 'virtual-try-on-001', serviceAccount: { client_email: account.clientEmail, token_uri: 'https://oauth2.googleapis.com/token' } })
+    expect(providers.vertex).toMatchObject({
+      project: 'my-project',
+      location: 'us-central1',
+      model: 'virtual-try-on-001',
+      serviceAccount: { client_email: account.clientEmail, token_uri: 'https://oauth2.googleapis.com/token' },
+    })
   })
 
   it.each([
@@ -44,8 +65,14 @@ describe('engine configuration', () => {
     [{ TRYON_ENGINE: 'gemini' }, /TRYON_ENGINE=gemini needs GEMINI_API_KEY/],
     [{ TRYON_ENGINE: 'vertex', VERTEX_ACCESS_TOKEN: 't' }, /TRYON_ENGINE=vertex needs VERTEX_PROJECT/],
     [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project' }, /needs VERTEX_SERVICE_ACCOUNT_JSON .* or VERTEX_ACCESS_TOKEN/],
-    [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x"' }, /VERTEX_SERVICE_ACCOUNT_JSON is not valid JSON/],
-    [{ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x@y"}' }, /no PKCS#8 private_key/],
+    [
+      { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x"' },
+      /VERTEX_SERVICE_ACCOUNT_JSON is not valid JSON/,
+    ],
+    [
+      { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: '{"client_email": "x@y"}' },
+      /no PKCS#8 private_key/,
+    ],
     [{ TRYON_TRAIN_SCORER: 'gemini' }, /TRYON_TRAIN_SCORER=gemini needs GEMINI_API_KEY/],
     [{ TRYON_TRAIN_SCORER: 'vertex' }, /TRYON_TRAIN_SCORER=vertex needs VERTEX_PROJECT/],
     [{ TRYON_ENGINE: 'replicate' }, /unknown engine "replicate"/],

@@ -37,7 +37,9 @@ export function testRuntime(overrides: Partial<ProviderRuntime> = {}): TestRunti
 }
 
 export const person: InputImage = asInput(makeShopperPhoto({ width: 120, height: 200, format: 'jpeg' }))
-export const garment: InputImage = asInput(makeGarmentPhoto({ kind: 'tshirt', color: [30, 90, 200], width: 120, height: 120, format: 'png' }))
+export const garment: InputImage = asInput(
+  makeGarmentPhoto({ kind: 'tshirt', color: [30, 90, 200], width: 120, height: 120, format: 'png' }),
+)
 /** What providers send back: a distinct image, so a test can tell the result from the inputs. */
 export const providerResult = makeShopperPhoto({ width: 96, height: 160, format: 'jpeg', shirtColor: [200, 30, 30], seed: 7 }).bytes
 

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { parseServiceAccount, serviceAccountTokens, staticAccessToken, type AccessTokenSource } from '../../../shared/engine/providers/google-auth.ts'
+import {
+  parseServiceAccount,
+  serviceAccountTokens,
+  staticAccessToken,
+  type AccessTokenSource,
+} from '../../../shared/engine/providers/google-auth.ts'
 import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
 import { createVertexEngine, vertexEndpoint } from '../../../shared/engine/providers/vertex.ts'
 import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
@@ -34,7 +39,9 @@ describe('Vertex AI Virtual Try-On adapter', () => {
     expect(vertexEndpoint({ project: 'p-1', location: 'us-central1' })).toBe(
       'https://us-central1-aiplatform.googleapis.com/v1/projects/p-1/locations/us-central1/publishers/google/models/virtual-try-on-001:predict',
     )
-    expect(vertexEndpoint({ project: 'p-1', location: 'global' })).toMatch(/^https:\/\/aiplatform\.googleapis\.com\/v1\/projects\/p-1\/locations\/global\//)
+    expect(vertexEndpoint({ project: 'p-1', location: 'global' })).toMatch(
+      /^https:\/\/aiplatform\.googleapis\.com\/v1\/projects\/p-1\/locations\/global\//,
+    )
   })
 
   describe('service-account OAuth', () => {
@@ -50,7 +57,11 @@ describe('Vertex AI Virtual Try-On adapter', () => {
       const jwt = await verifyJwt(form.get('assertion')!, account.publicKey)
       expect(jwt).not.toBeNull()
       expect(jwt!.header).toEqual({ alg: 'RS256', typ: 'JWT', kid: 'key-1' })
-      expect(jwt!.claims).toMatchObject({ iss: account.clientEmail, aud: `${fake.url}/token`, scope: 'https://www.googleapis.com/auth/cloud-platform' })
+      expect(jwt!.claims).toMatchObject({
+        iss: account.clientEmail,
+        aud: `${fake.url}/token`,
+        scope: 'https://www.googleapis.com/auth/cloud-platform',
+      })
       expect(jwt!.claims.exp - jwt!.claims.iat).toBe(3600)
 
       const [predict] = fake.requestsTo(predictPath, 'POST')
@@ -74,7 +85,11 @@ describe('Vertex AI Virtual Try-On adapter', () => {
       advance(3599_000 - 30_000)
       await engine.generate(tryOn())
       expect(fake.requestsTo('/token')).toHaveLength(2)
-      expect(fake.requestsTo(predictPath).map((r) => r.headers.authorization)).toEqual(['Bearer ya29.first', 'Bearer ya29.first', 'Bearer ya29.second'])
+      expect(fake.requestsTo(predictPath).map((r) => r.headers.authorization)).toEqual([
+        'Bearer ya29.first',
+        'Bearer ya29.first',
+        'Bearer ya29.second',
+      ])
     })
 
     it('shares one exchange between concurrent generations', async () => {
@@ -84,7 +99,12 @@ describe('Vertex AI Virtual Try-On adapter', () => {
     })
 
     it('drops a token the API refuses (401) and retries once with a fresh one', async () => {
-      fake.script('POST', predictPath, vertex.error(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.'), vertex.image(providerResult))
+      fake.script(
+        'POST',
+        predictPath,
+        vertex.error(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.'),
+        vertex.image(providerResult),
+      )
       const { engine } = engineWith()
       expect((await engine.generate(tryOn())).kind).toBe('generated')
       expect(fake.requestsTo('/token')).toHaveLength(2)
@@ -139,7 +159,15 @@ describe('Vertex AI Virtual Try-On adapter', () => {
     })
 
     it('maps a 400 about Responsible AI to rejected and any other 400 to failed', async () => {
-      fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', 'Image generation failed with the following error: The input image was blocked by Responsible AI practices.'))
+      fake.script(
+        'POST',
+        predictPath,
+        vertex.error(
+          400,
+          'INVALID_ARGUMENT',
+          'Image generation failed with the following error: The input image was blocked by Responsible AI practices.',
+        ),
+      )
       expect((await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).kind).toBe('rejected')
       fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', 'Invalid value at instances[0].personImage'))
       expect((await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).kind).toBe('failed')
@@ -147,7 +175,10 @@ describe('Vertex AI Virtual Try-On adapter', () => {
 
     it.each([
       ["The prompt couldn't be submitted. It might violate our policies.", 'rejected'],
-      ['Image generation failed with the following error: The prompt could not be submitted. This prompt contains sensitive words that violate Google’s Responsible AI practices. Try rephrasing the prompt. Support codes: 42876398', 'rejected'],
+      [
+        'Image generation failed with the following error: The prompt could not be submitted. This prompt contains sensitive words that violate Google’s Responsible AI practices. Try rephrasing the prompt. Support codes: 42876398',
+        'rejected',
+      ],
       ['The input image was blocked by Responsible AI practices.', 'rejected'],
       ['Your request might violate our policies. Support codes: 17301594', 'rejected'],
       ['Invalid value at instances[0].personImage', 'failed'],
@@ -165,14 +196,30 @@ describe('Vertex AI Virtual Try-On adapter', () => {
     })
 
     it('retries 429 RESOURCE_EXHAUSTED and 503, then succeeds', async () => {
-      fake.script('POST', predictPath, vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded'), vertex.error(503, 'UNAVAILABLE', 'try later'), vertex.image(providerResult))
+      fake.script(
+        'POST',
+        predictPath,
+        vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded'),
+        vertex.error(503, 'UNAVAILABLE', 'try later'),
+        vertex.image(providerResult),
+      )
       const { engine, sleeps } = engineWith(() => staticAccessToken('t'))
       expect((await engine.generate(tryOn())).kind).toBe('generated')
       expect(sleeps).toEqual([1500, 250])
     })
 
     it('waits a 429’s RetryInfo, and fails at once (outage) when the wait would pass the deadline', async () => {
-      const quota = { status: 429, json: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' }] } } }
+      const quota = {
+        status: 429,
+        json: {
+          error: {
+            code: 429,
+            status: 'RESOURCE_EXHAUSTED',
+            message: 'Quota exceeded',
+            details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' }],
+          },
+        },
+      }
       fake.script('POST', predictPath, quota, vertex.image(providerResult))
       const roomy = engineWith(() => staticAccessToken('t'))
       expect((await roomy.engine.generate(tryOn(within(roomy, 120_000)))).kind).toBe('generated')
@@ -194,17 +241,29 @@ describe('Vertex AI Virtual Try-On adapter', () => {
     it.each([
       ['a body that is not JSON', { text: 'upstream connect error', contentType: 'text/plain' }],
       ['an image that is not base64', { json: { predictions: [{ mimeType: 'image/png', bytesBase64Encoded: '!!!not base64!!!' }] } }],
-      ['base64 that is not an image', { json: { predictions: [{ mimeType: 'image/png', bytesBase64Encoded: encodeBase64(new TextEncoder().encode('hello')) }] } }],
+      [
+        'base64 that is not an image',
+        { json: { predictions: [{ mimeType: 'image/png', bytesBase64Encoded: encodeBase64(new TextEncoder().encode('hello')) }] } },
+      ],
     ])('fails on %s', async (_, reply) => {
       fake.script('POST', predictPath, reply)
-      expect(await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: expect.stringContaining('malformed') })
+      expect(await engineWith(() => staticAccessToken('t')).engine.generate(tryOn())).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringContaining('malformed'),
+      })
     })
 
     it('fails within the deadline when predict never answers', async () => {
       fake.script('POST', predictPath, { hang: true })
       const t = testRuntime({ sleep: abortableSleep })
-      const engine = createVertexEngine({ project: 'test-project', location: 'europe-west4', baseUrl: fake.url, tokens: staticAccessToken('t') }, t.runtime)
-      expect(await engine.generate(tryOn({ signal: AbortSignal.timeout(200) }))).toMatchObject({ kind: 'failed', reason: expect.stringContaining('deadline') })
+      const engine = createVertexEngine(
+        { project: 'test-project', location: 'europe-west4', baseUrl: fake.url, tokens: staticAccessToken('t') },
+        t.runtime,
+      )
+      expect(await engine.generate(tryOn({ signal: AbortSignal.timeout(200) }))).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringContaining('deadline'),
+      })
     })
   })
 })

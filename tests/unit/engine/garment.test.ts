@@ -108,36 +108,42 @@ describe('garment extraction', () => {
     }
   })
 
-  it.each(['gown-with-train', 'gown'] as GarmentKind[])('cuts a white %s off a white studio backdrop whole, and reads its train only where there is one', (kind) => {
-    // Fabric a few levels off the backdrop: only its weave and shading tell it apart.
-    const white: Rgb = [246, 244, 239]
-    const photo = drawGarment({ kind, color: white, width: size, height: size }).image
-    const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
-    const cut = extractGarment(photo)
-    expect(overlapWithTrueShape(cut, shape)).toBeGreaterThan(0.9)
-    expect(cut.shape?.hasTrain).toBe(kind === 'gown-with-train')
-  })
+  it.each(['gown-with-train', 'gown'] as GarmentKind[])(
+    'cuts a white %s off a white studio backdrop whole, and reads its train only where there is one',
+    (kind) => {
+      // Fabric a few levels off the backdrop: only its weave and shading tell it apart.
+      const white: Rgb = [246, 244, 239]
+      const photo = drawGarment({ kind, color: white, width: size, height: size }).image
+      const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
+      const cut = extractGarment(photo)
+      expect(overlapWithTrueShape(cut, shape)).toBeGreaterThan(0.9)
+      expect(cut.shape?.hasTrain).toBe(kind === 'gown-with-train')
+    },
+  )
 
-  it.each(['gown-with-train', 'gown'] as GarmentKind[])('reads a white %s over a soft studio shadow of its own tone: a train only where there is one', (kind) => {
-    const white: Rgb = [246, 244, 239]
-    const photo = drawGarment({ kind, color: white, width: size, height: size }).image
-    const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
-    // A flat shadow on the floor behind the hem, as wide as most of the garment and a few rows deep.
-    let [x0, x1, y1] = [size, 0, 0]
-    for (let i = 0; i < size * size; i++) {
-      if (shape.data[i * 4 + 3] < 128) continue
-      ;[x0, x1, y1] = [Math.min(x0, i % size), Math.max(x1, i % size), Math.max(y1, Math.floor(i / size))]
-    }
-    const [cx, rx, ry] = [(x0 + x1) / 2, (x1 - x0) * 0.45, size * 0.015]
-    for (let y = 0; y < size; y++) {
-      for (let x = 0; x < size; x++) {
-        const i = (y * size + x) * 4
-        if (shape.data[i + 3] >= 128 || ((x - cx) / rx) ** 2 + ((y - (y1 - 2)) / ry) ** 2 > 1) continue
-        for (let c = 0; c < 3; c++) photo.data[i + c] = Math.round(photo.data[i + c] * 0.87)
+  it.each(['gown-with-train', 'gown'] as GarmentKind[])(
+    'reads a white %s over a soft studio shadow of its own tone: a train only where there is one',
+    (kind) => {
+      const white: Rgb = [246, 244, 239]
+      const photo = drawGarment({ kind, color: white, width: size, height: size }).image
+      const shape = drawGarment({ kind, color: white, width: size, height: size, transparentBackground: true }).image
+      // A flat shadow on the floor behind the hem, as wide as most of the garment and a few rows deep.
+      let [x0, x1, y1] = [size, 0, 0]
+      for (let i = 0; i < size * size; i++) {
+        if (shape.data[i * 4 + 3] < 128) continue
+        ;[x0, x1, y1] = [Math.min(x0, i % size), Math.max(x1, i % size), Math.max(y1, Math.floor(i / size))]
       }
-    }
-    expect(extractGarment(photo).shape?.hasTrain).toBe(kind === 'gown-with-train')
-  })
+      const [cx, rx, ry] = [(x0 + x1) / 2, (x1 - x0) * 0.45, size * 0.015]
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          const i = (y * size + x) * 4
+          if (shape.data[i + 3] >= 128 || ((x - cx) / rx) ** 2 + ((y - (y1 - 2)) / ry) ** 2 > 1) continue
+          for (let c = 0; c < 3; c++) photo.data[i + c] = Math.round(photo.data[i + c] * 0.87)
+        }
+      }
+      expect(extractGarment(photo).shape?.hasTrain).toBe(kind === 'gown-with-train')
+    },
+  )
 
   it.each([true, false])('tells a train from a plain hem with a flat shadow under either (train: %s)', (train) => {
     // An outline as a white gown on a white sweep leaves it, its shadow included: bodice, a flared skirt to

@@ -14,7 +14,12 @@ function halve(image: RgbaImage): RgbaImage {
       for (let c = 0; c < 4; c++) {
         let sum = 0
         let count = 0
-        for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ]) {
           const sx = 2 * x + dx
           const sy = 2 * y + dy
           if (sx >= image.width || sy >= image.height) continue

@@ -25,16 +25,17 @@ function randomCoefficients(width: number, height: number, layout: JpegLayout, q
   return image
 }
 
-const coefficientImage = (...choices: JpegLayout[]) => fc
-  .record({
-    layout: fc.constantFrom(...choices),
-    width: fc.integer({ min: 1, max: 72 }),
-    height: fc.integer({ min: 1, max: 72 }),
-    quality: fc.integer({ min: 30, max: 100 }),
-    restartInterval: fc.constantFrom(0, 1, 2, 5),
-    seed: fc.integer(),
-  })
-  .map((p) => ({ ...p, image: randomCoefficients(p.width, p.height, p.layout, p.quality, p.seed) }))
+const coefficientImage = (...choices: JpegLayout[]) =>
+  fc
+    .record({
+      layout: fc.constantFrom(...choices),
+      width: fc.integer({ min: 1, max: 72 }),
+      height: fc.integer({ min: 1, max: 72 }),
+      quality: fc.integer({ min: 30, max: 100 }),
+      restartInterval: fc.constantFrom(0, 1, 2, 5),
+      seed: fc.integer(),
+    })
+    .map((p) => ({ ...p, image: randomCoefficients(p.width, p.height, p.layout, p.quality, p.seed) }))
 
 /** Every long side a caller may ask for that picks a different scale: 1/8, 1/4, 1/2 and full size. */
 function scales(width: number, height: number): number[] {
@@ -63,7 +64,7 @@ describe('JPEG reduced-scale decoding of random coefficients (fast-check)', () =
     )
   })
 
-  it('makes each pixel at 1/8 its block\'s DC term, round(DC × quantizer / 8) + 128, clamped', () => {
+  it("makes each pixel at 1/8 its block's DC term, round(DC × quantizer / 8) + 128, clamped", () => {
     fc.assert(
       fc.property(coefficientImage('gray'), ({ image, restartInterval }) => {
         const width = Math.ceil(image.width / 8)
@@ -113,7 +114,10 @@ function blockMeans(image: RgbaImage): RgbaImage {
 describe('JPEG decoding at 1/8 against the full-size decode (fast-check)', () => {
   // Colour that is not subsampled, so each pixel at 1/8 covers one block of every component, and converted linearly
   // (CMYK multiplies two components: the mean of a product is not the product of the means).
-  it.each([['gray', 1], ['4:4:4', 2]] as const)('gives the block means of the full-size decode within rounding (%s)', (layout, tolerance) => {
+  it.each([
+    ['gray', 1],
+    ['4:4:4', 2],
+  ] as const)('gives the block means of the full-size decode within rounding (%s)', (layout, tolerance) => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 6 }),

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
-import { asInput, encodeImage, makeFlatImage, makeGarmentPhoto, makeNoiseImage, makeShopperPhoto, type EncodedPhoto, type Rgb } from '../../support/images.ts'
+import {
+  asInput,
+  encodeImage,
+  makeFlatImage,
+  makeGarmentPhoto,
+  makeNoiseImage,
+  makeShopperPhoto,
+  type EncodedPhoto,
+  type Rgb,
+} from '../../support/images.ts'
 
 const shopper = makeShopperPhoto({ width: 200, height: 300 })
 const red: Rgb = [200, 30, 40]
@@ -105,10 +114,19 @@ describe('local engine with photos that are not a shopper and a garment', () => 
     if (color) expect(garmentShareAtCentre(image, color)).toBeGreaterThan(0.8)
   })
 
-  it.each([[1, 1], [3, 2], [2, 600], [600, 2], [31, 400]])('refuses a %ix%i person photo as invalid input, not a crash', async (width, height) => {
+  it.each([
+    [1, 1],
+    [3, 2],
+    [2, 600],
+    [600, 2],
+    [31, 400],
+  ])('refuses a %ix%i person photo as invalid input, not a crash', async (width, height) => {
     const person = makeFlatImage({ width, height, color: [120, 130, 140] })
     const outcome = await generate({ person: asInput(person) })
-    expect(outcome).toMatchObject({ kind: 'invalid_input', reason: expect.stringMatching(new RegExp(`userPhoto.*${width}×${height} pixels, too small`)) })
+    expect(outcome).toMatchObject({
+      kind: 'invalid_input',
+      reason: expect.stringMatching(new RegExp(`userPhoto.*${width}×${height} pixels, too small`)),
+    })
   })
 
   it('tries a photo just wide enough, and fails it only for want of a person', async () => {

@@ -16,7 +16,11 @@ function garment(kind: GarmentKind, color: Rgb = red, format?: ImageFormat, tran
 }
 
 async function dress(request: Partial<TryOnRequest> & Pick<TryOnRequest, 'garment'>): Promise<{ bytes: Uint8Array; image: RgbaImage }> {
-  const outcome: EngineOutcome<GeneratedImage> = await createLocalEngine().generate({ person: asInput(shopper), category: undefined, ...request })
+  const outcome: EngineOutcome<GeneratedImage> = await createLocalEngine().generate({
+    person: asInput(shopper),
+    category: undefined,
+    ...request,
+  })
   if (outcome.kind !== 'generated') throw new Error(`expected a generated image, got ${outcome.kind}: ${outcome.reason}`)
   expect(outcome.image.contentType).toBe('image/jpeg')
   return { bytes: outcome.image.bytes, image: decodeImage(outcome.image.bytes, 'jpeg') }
@@ -124,7 +128,12 @@ describe('local engine dressing a shopper', () => {
 
   it('reads JPEG, PNG and WebP photos alike', async () => {
     const results: RgbaImage[] = []
-    for (const [personFormat, garmentFormat, transparent] of [['jpeg', 'jpeg', false], ['png', 'png', true], ['webp', 'webp', true], ['png', 'webp', false]] as const) {
+    for (const [personFormat, garmentFormat, transparent] of [
+      ['jpeg', 'jpeg', false],
+      ['png', 'png', true],
+      ['webp', 'webp', true],
+      ['png', 'webp', false],
+    ] as const) {
       const person = makeShopperPhoto({ width: 300, height: 450, format: personFormat })
       const { image } = await dress({ person: asInput(person), garment: asInput(garment('tshirt', red, garmentFormat, transparent)) })
       expect(takenByGarment(image, geometry.torso, red), `${personFormat} person, ${garmentFormat} garment`).toBeGreaterThan(0.9)

@@ -19,7 +19,11 @@ function offBy(body: BodyLayout, drawn: ShopperGeometry, landmark: Landmark): nu
 
 describe('body landmarks of a full-length photo', () => {
   // The engine analyses a copy at most 320 pixels long; sizes around that.
-  it.each([[160, 240], [214, 320], [320, 213]])('are found near the drawn figure at %ix%i', (width, height) => {
+  it.each([
+    [160, 240],
+    [214, 320],
+    [320, 213],
+  ])('are found near the drawn figure at %ix%i', (width, height) => {
     const { body, drawn } = analyse(width, height, true)
     expect(body.found).toBe(true)
     expect(body.feetVisible).toBe(true)
@@ -68,11 +72,15 @@ function silhouetteWithout(cut: (x: number, y: number, drawn: ShopperGeometry) =
 describe('body landmarks of a silhouette with parts the colour of the wall', () => {
   it('reads across a shirt that did not come out, between the arms', () => {
     // The torso from below the shoulders to the hips is gone; the arms beside it remain.
-    const { body, drawn } = silhouetteWithout((x, y, d) => y > d.shoulderY + 0.02 * d.figureHeight && y < d.hipY && Math.abs(x - d.centreX) < d.shoulderHalfWidth * 0.85)
+    const { body, drawn } = silhouetteWithout(
+      (x, y, d) => y > d.shoulderY + 0.02 * d.figureHeight && y < d.hipY && Math.abs(x - d.centreX) < d.shoulderHalfWidth * 0.85,
+    )
     expect(body.found).toBe(true)
     expect(body.feetVisible).toBe(true)
-    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
-    for (const landmark of ['ankleY', 'floorY', 'figureHeight'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
+    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[])
+      expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
+    for (const landmark of ['ankleY', 'floorY', 'figureHeight'] as Landmark[])
+      expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
   })
 
   it('places the head above the shoulders from the feet when the head did not come out', () => {
@@ -99,7 +107,8 @@ describe('body landmarks of a half-length photo', () => {
     const { body, drawn } = analyse(214, 320, false)
     expect(body.found).toBe(true)
     expect(body.feetVisible).toBe(false)
-    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
+    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[])
+      expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
     for (const landmark of ['waistY', 'hipY', 'crotchY'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.04)
     expect(body.floorY).toBeGreaterThan(320)
     expect(offBy(body, drawn, 'figureHeight')).toBeLessThan(0.08)

@@ -90,17 +90,26 @@ const layouts: [string, PngOptions][] = [
 describe('PNG decoding', () => {
   const image = noisyImage(13, 11)
 
-  it.each(layouts.flatMap(([name, options]) => [[name, options], [`${name}, Adam7`, { ...options, interlace: true }]]))(
-    'decodes %s exactly',
-    (_, options) => {
-      const decoded = decodeImage(encodePng(image, options), 'png')
-      expect([decoded.width, decoded.height]).toEqual([13, 11])
-      expect(decoded.data).toEqual(expectedPixels(image, options))
-    },
-  )
+  it.each(
+    layouts.flatMap(([name, options]) => [
+      [name, options],
+      [`${name}, Adam7`, { ...options, interlace: true }],
+    ]),
+  )('decodes %s exactly', (_, options) => {
+    const decoded = decodeImage(encodePng(image, options), 'png')
+    expect([decoded.width, decoded.height]).toEqual([13, 11])
+    expect(decoded.data).toEqual(expectedPixels(image, options))
+  })
 
   it.each([1, 2, 4, 8] as const)('decodes a %i-bit palette with per-entry transparency, plain and Adam7', (bitDepth) => {
-    const colours = [[250, 10, 10, 255], [10, 250, 10, 128], [10, 10, 250, 0], [200, 200, 0, 255], [0, 90, 180, 64], [33, 66, 99, 255]]
+    const colours = [
+      [250, 10, 10, 255],
+      [10, 250, 10, 128],
+      [10, 10, 250, 0],
+      [200, 200, 0, 255],
+      [0, 90, 180, 64],
+      [33, 66, 99, 255],
+    ]
     const source = paletteImage(13, 11, colours.slice(0, Math.min(colours.length, 1 << bitDepth)))
     for (const interlace of [false, true]) {
       expect(decodeImage(encodePng(source, { colorType: 3, bitDepth, interlace }), 'png').data).toEqual(source.data)
@@ -114,14 +123,25 @@ describe('PNG decoding', () => {
     ['RGB 8-bit', { colorType: 2, bitDepth: 8 }],
     ['RGB 16-bit', { colorType: 2, bitDepth: 16 }],
   ] as [string, PngOptions][])('makes the tRNS colour key transparent in %s', (_, options) => {
-    const source = paletteImage(13, 11, [[240, 240, 240, 255], [120, 30, 200, 255], [31, 30, 200, 255], [247, 5, 9, 255]])
+    const source = paletteImage(13, 11, [
+      [240, 240, 240, 255],
+      [120, 30, 200, 255],
+      [31, 30, 200, 255],
+      [247, 5, 9, 255],
+    ])
     const withKey = { ...options, transparentKey: [240, 240, 240] as [number, number, number] }
     const decoded = decodeImage(encodePng(source, withKey), 'png')
     expect(decoded.data).toEqual(expectedPixels(source, withKey))
     expect(decoded.data.some((v, i) => (i & 3) === 3 && v === 0)).toBe(true)
   })
 
-  it.each([[1, 1], [2, 3], [5, 1], [1, 9], [37, 21]])('decodes a %ix%i image, every Adam7 pass full or empty', (width, height) => {
+  it.each([
+    [1, 1],
+    [2, 3],
+    [5, 1],
+    [1, 9],
+    [37, 21],
+  ])('decodes a %ix%i image, every Adam7 pass full or empty', (width, height) => {
     const source = noisyImage(width, height, width * height)
     for (const options of [{}, { interlace: true }, { colorType: 0, bitDepth: 2, interlace: true }] as PngOptions[]) {
       expect(decodeImage(encodePng(source, options), 'png').data).toEqual(expectedPixels(source, options))
@@ -165,7 +185,10 @@ describe('corrupt PNG data', () => {
     for (const at of [16, 30, 40, bytes.length >> 1, bytes.length - 20]) {
       const damaged = bytes.slice()
       damaged[at] ^= 0x10
-      expect(decodeError(() => decodeImage(damaged, 'png')), `byte ${at}`).toBeInstanceOf(ImageDecodeError)
+      expect(
+        decodeError(() => decodeImage(damaged, 'png')),
+        `byte ${at}`,
+      ).toBeInstanceOf(ImageDecodeError)
     }
   })
 
@@ -189,7 +212,8 @@ describe('corrupt PNG data', () => {
       zlibSync(new Uint8Array(rowBytes * 39)),
       zlibSync(badFilter),
     ]
-    for (const payload of payloads) expect(decodeError(() => decodeImage(withImageData(bytes, payload), 'png'))).toBeInstanceOf(ImageDecodeError)
+    for (const payload of payloads)
+      expect(decodeError(() => decodeImage(withImageData(bytes, payload), 'png'))).toBeInstanceOf(ImageDecodeError)
   })
 
   it('refuses an invalid colour type and bit depth pair, and a palette image without its palette', () => {

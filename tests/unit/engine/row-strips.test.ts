@@ -1,7 +1,14 @@
 import { JpegChroma, JpegEncoder } from 'image-in-browser/lib/src/formats/jpeg-encoder.js'
 import { MemoryImage } from 'image-in-browser/lib/src/image/image.js'
 import { describe, expect, it } from 'vitest'
-import { decodeImage, decodeImageRows, encodeJpeg, encodeJpegRows, type RgbaImage, type RowSource } from '../../../shared/engine/local/codecs/index.ts'
+import {
+  decodeImage,
+  decodeImageRows,
+  encodeJpeg,
+  encodeJpegRows,
+  type RgbaImage,
+  type RowSource,
+} from '../../../shared/engine/local/codecs/index.ts'
 import { rgbaRows } from '../../../shared/engine/local/codecs/raster.ts'
 import { downscaleRowsToFit, resizeArea, resizeAreaRows } from '../../../shared/engine/local/resize.ts'
 import { prepareInput } from '../../../shared/engine/providers/images.ts'
@@ -50,7 +57,14 @@ describe('decoding a JPEG strip by strip', () => {
     const whole = decodeImage(bytes, 'jpeg', { minLongSide })
     const strips = decodeImageRows(bytes, 'jpeg', { minLongSide })
     expect([strips.width, strips.height]).toEqual([whole.width, whole.height])
-    for (const [y, count] of [[0, 16], [16, 16], [7, 1], [9, 10], [whole.height - 3, 3], [0, whole.height]]) {
+    for (const [y, count] of [
+      [0, 16],
+      [16, 16],
+      [7, 1],
+      [9, 10],
+      [whole.height - 3, 3],
+      [0, whole.height],
+    ]) {
       expect(firstDifference(strips.rows(y, count), rowsOf(whole, y, count))).toBe(-1)
     }
   })

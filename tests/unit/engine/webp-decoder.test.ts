@@ -27,14 +27,26 @@ describe('lossless WebP decoding', () => {
   })
 
   it('keeps alpha exactly, transparent pixels included', () => {
-    const garment = makeGarmentPhoto({ kind: 'dress', color: [150, 20, 90], transparentBackground: true, format: 'webp', width: 90, height: 90 })
+    const garment = makeGarmentPhoto({
+      kind: 'dress',
+      color: [150, 20, 90],
+      transparentBackground: true,
+      format: 'webp',
+      width: 90,
+      height: 90,
+    })
     const decoded = decodeImage(garment.bytes, 'webp')
     expect(decoded.data).toEqual(garment.pixels.data)
     expect(decoded.data.some((v, i) => (i & 3) === 3 && v === 0)).toBe(true)
     expect(decoded.data.some((v, i) => (i & 3) === 3 && v > 0 && v < 255)).toBe(true)
   })
 
-  it.each([[1, 1], [1, 40], [40, 1], [33, 17]])('decodes random %ix%i pixels exactly', (width, height) => {
+  it.each([
+    [1, 1],
+    [1, 40],
+    [40, 1],
+    [33, 17],
+  ])('decodes random %ix%i pixels exactly', (width, height) => {
     const source = noisyImage(width, height, width * 100 + height)
     expect(decodeImage(encodeWebpLossless(source), 'webp').data).toEqual(source.data)
   })
@@ -60,10 +72,18 @@ describe('corrupt WebP data', () => {
   })
 
   it('refuses a broken container or bitstream signature', () => {
-    for (const [at, value] of [[0, 0x58], [8, 0x58], [15, 0x20], [20, 0x00]]) {
+    for (const [at, value] of [
+      [0, 0x58],
+      [8, 0x58],
+      [15, 0x20],
+      [20, 0x00],
+    ]) {
       const damaged = bytes.slice()
       damaged[at] = value
-      expect(decodeError(() => decodeImage(damaged, 'webp')), `byte ${at}`).toBeInstanceOf(ImageDecodeError)
+      expect(
+        decodeError(() => decodeImage(damaged, 'webp')),
+        `byte ${at}`,
+      ).toBeInstanceOf(ImageDecodeError)
     }
   })
 

@@ -30,14 +30,22 @@ async function parseTryOnRequest(request: Request, keyMode: KeyMode, maxBodyByte
 const textHash = (scenario: string, text: string) => new Uint8Array(createHash('sha256').update(`${scenario}\n${text}`, 'utf8').digest())
 
 async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  const error = await work.then(() => undefined, (e: unknown) => e)
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(ApiError)
   return error as ApiError
 }
 
 describe('reading a try-on request body', () => {
   it('leaves large images in the body’s bytes and reads the rest as usual', async () => {
-    const body = JSON.stringify({ userPhoto: `data:image/jpeg;base64,${photo}`, productImage: 'https://shop.example/dress.jpg', clothingType: ' Dress ', extra: { nested: photo } })
+    const body = JSON.stringify({
+      userPhoto: `data:image/jpeg;base64,${photo}`,
+      productImage: 'https://shop.example/dress.jpg',
+      clothingType: ' Dress ',
+      extra: { nested: photo },
+    })
     const { input } = await parseTryOnRequest(post(body), 'live', MAX_BODY)
     expect(input.userPhoto).toBeInstanceOf(LargeString)
     expect((input.userPhoto as LargeString).text()).toBe(`data:image/jpeg;base64,${photo}`)
@@ -48,7 +56,11 @@ describe('reading a try-on request body', () => {
     const body = JSON.stringify({ userPhoto: photo, productImage: photo, clothingType: 'Robe d’été' })
     const plain = await parseTryOnRequest(post(body, { 'idempotency-key': 'k-1' }), 'test', MAX_BODY)
     expect(plain.idempotency?.requestHash).toEqual(textHash('', body))
-    const forced = await parseTryOnRequest(post(body, { 'idempotency-key': 'k-1', 'x-tryon-scenario': ' generation_failed ' }), 'test', MAX_BODY)
+    const forced = await parseTryOnRequest(
+      post(body, { 'idempotency-key': 'k-1', 'x-tryon-scenario': ' generation_failed ' }),
+      'test',
+      MAX_BODY,
+    )
     expect(forced.idempotency?.requestHash).toEqual(textHash('generation_failed', body))
     // A byte order mark is not part of the text: neither of the parse nor of the hash.
     const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(body)])
@@ -58,14 +70,20 @@ describe('reading a try-on request body', () => {
   })
 
   it('checks a large value of another field as the string it is', async () => {
-    const error = await refusal(parseTryOnRequest(post(JSON.stringify({ userPhoto: photo, productImage: photo, clothingType: photo })), 'live', MAX_BODY))
+    const error = await refusal(
+      parseTryOnRequest(post(JSON.stringify({ userPhoto: photo, productImage: photo, clothingType: photo })), 'live', MAX_BODY),
+    )
     expect(error.message).toBe('clothingType must be at most 100 characters')
   })
 
   it.each([
     ['a broken large string', `{"userPhoto": "${photo}\u0001", "productImage": "x"}`, 'The request body is not valid JSON'],
     ['a large key', `{"${photo}": 1, "userPhoto": "x"}`, 'productImage is required: a public image URL, a data URI or base64'],
-    ['a large image as a number', `{"userPhoto": [${'1,'.repeat(40_000)}1], "productImage": "x"}`, 'userPhoto is required: a public image URL, a data URI or base64'],
+    [
+      'a large image as a number',
+      `{"userPhoto": [${'1,'.repeat(40_000)}1], "productImage": "x"}`,
+      'userPhoto is required: a public image URL, a data URI or base64',
+    ],
   ])('refuses %s as a string body would be refused', async (_, body, message) => {
     expect((await refusal(parseTryOnRequest(post(body), 'live', MAX_BODY))).message).toBe(message)
   })
@@ -82,7 +100,10 @@ describe('reading a try-on request body', () => {
     ['', false],
   ])('takes Content-Type %j: %s (the grammar of the route’s media-type gate)', async (contentType, taken) => {
     const request = new Request('http://localhost/tryon-api', { method: 'POST', headers: { 'content-type': contentType }, body: '{}' })
-    const read = readTryOnBody(request, MAX_BODY).then(() => true, (error: ApiError) => error.message)
+    const read = readTryOnBody(request, MAX_BODY).then(
+      () => true,
+      (error: ApiError) => error.message,
+    )
     expect(await read).toBe(taken ? true : 'Content-Type must be application/json')
   })
 
@@ -93,7 +114,12 @@ describe('reading a try-on request body', () => {
         controller.close()
       },
     })
-    const request = new Request('http://localhost/tryon-api', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit)
+    const request = new Request('http://localhost/tryon-api', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
     const error = await refusal(parseTryOnRequest(request, 'live', 100_000))
     expect(error.code).toBe('payload_too_large')
   })

@@ -21,7 +21,12 @@ function asString(text: string): { prefix: string; valid: boolean; decodedLength
   const payload = dataUri ? trimmed.slice(dataUri[0].length) : trimmed
   if (!/^[A-Za-z0-9+/=_\-\t\n\f\r ]*$/.test(payload)) return 'string path'
   const bytes = decodeBase64(payload)
-  return { prefix: dataUri ? text.slice(0, text.indexOf(',') + 1) : '', valid: bytes !== null, decodedLength: decodedLengthOf(payload), bytes }
+  return {
+    prefix: dataUri ? text.slice(0, text.indexOf(',') + 1) : '',
+    valid: bytes !== null,
+    decodedLength: decodedLengthOf(payload),
+    bytes,
+  }
 }
 
 const base64ish = fc.string({ unit: fc.constantFrom(...'AQgw+/-_=  \n\r\t\fxyz09'.split('')), maxLength: 40 })
@@ -30,7 +35,11 @@ describe('base64 decoded in the body’s own bytes', () => {
   it('answers as decodeBase64 does for the same string, or leaves it to the string path', () => {
     fc.assert(
       fc.property(
-        fc.oneof(base64ish, fc.uint8Array({ maxLength: 40 }).map((b) => encodeBase64(b)), fc.string({ maxLength: 12 })),
+        fc.oneof(
+          base64ish,
+          fc.uint8Array({ maxLength: 40 }).map((b) => encodeBase64(b)),
+          fc.string({ maxLength: 12 }),
+        ),
         fc.constantFrom('', 'data:image/png;base64,', ' DATA:image/jpeg;base64,', 'data:image/png;base64', 'https:', '\u000b'),
         fc.constantFrom('plain', 'slashes', 'unicode'),
         (payload, prefix, spelling) => {
@@ -41,7 +50,8 @@ describe('base64 decoded in the body’s own bytes', () => {
           const plain = /^[\t\n\f\r ]*(data:[^,"\\]*,)?[A-Za-z0-9+/=_\-\t\n\f\r ]*$/i.test(text) && text.trim() !== ''
           if (inline === undefined) return !plain
           if (expected === 'string path') return false
-          if (inline.prefix !== expected.prefix || inline.valid !== expected.valid || inline.decodedLength !== expected.decodedLength) return false
+          if (inline.prefix !== expected.prefix || inline.valid !== expected.valid || inline.decodedLength !== expected.decodedLength)
+            return false
           return !inline.valid || Buffer.from(inline.decode()).equals(Buffer.from(expected.bytes!))
         },
       ),

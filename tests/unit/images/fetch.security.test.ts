@@ -93,9 +93,7 @@ describe('image fetch refuses dangerous destinations before connecting', () => {
   })
 
   it('reports a name that does not resolve as a network failure', async () => {
-    const noAnswers = await failure(
-      fetcher({ resolveHost: async () => [] })(new URL('https://nx.example/'), { maxBytes: CAP }),
-    )
+    const noAnswers = await failure(fetcher({ resolveHost: async () => [] })(new URL('https://nx.example/'), { maxBytes: CAP }))
     const resolverDown = await failure(
       fetcher({ resolveHost: async () => Promise.reject(new Error('SERVFAIL')) })(new URL('https://nx.example/'), {
         maxBytes: CAP,
@@ -110,9 +108,7 @@ describe('image fetch refuses dangerous destinations before connecting', () => {
     const fetchImage = fetcher({ allowPrivateHosts: true })
     expect(await fetchImage(new URL(`${server.url}/a.png`), { maxBytes: CAP })).toEqual(png(10, 10))
     expect((await failure(fetchImage(new URL('file:///etc/passwd'), { maxBytes: CAP }))).reason).toBe('scheme')
-    expect((await failure(fetchImage(new URL(`http://u:p@127.0.0.1:${server.port}/`), { maxBytes: CAP }))).reason).toBe(
-      'credentials',
-    )
+    expect((await failure(fetchImage(new URL(`http://u:p@127.0.0.1:${server.port}/`), { maxBytes: CAP }))).reason).toBe('credentials')
     expect(server.requests).toEqual(['/a.png'])
   })
 })

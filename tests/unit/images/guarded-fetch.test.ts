@@ -10,15 +10,13 @@ const MADE_UP = 'photos.made-up.test'
 /** A resolver that answers each call with the next list of addresses (the last one repeats). */
 function fakeDns(...answers: string[][]) {
   const calls: string[] = []
-  const lookup = vi.fn(
-    (hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
-      calls.push(hostname)
-      const answer = answers[Math.min(calls.length - 1, answers.length - 1)]
-      const entries = answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
-      const [first] = entries
-      setImmediate(() => (options.all ? callback(null, entries) : callback(null, first.address, first.family)))
-    },
-  )
+  const lookup = vi.fn((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    calls.push(hostname)
+    const answer = answers[Math.min(calls.length - 1, answers.length - 1)]
+    const entries = answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+    const [first] = entries
+    setImmediate(() => (options.all ? callback(null, entries) : callback(null, first.address, first.family)))
+  })
   return { lookup: lookup as unknown as typeof dns.lookup, calls }
 }
 
@@ -107,9 +105,7 @@ describe('guarded fetch with allowPrivateHosts', () => {
   it('reaches a local server through the injected lookup', async () => {
     const { port, requests } = await imageServer()
     const dnsServer = fakeDns(['127.0.0.1'])
-    const response = await createGuardedFetch({ allowPrivateHosts: true, lookup: dnsServer.lookup })(
-      `http://${MADE_UP}:${port}/a.png`,
-    )
+    const response = await createGuardedFetch({ allowPrivateHosts: true, lookup: dnsServer.lookup })(`http://${MADE_UP}:${port}/a.png`)
     expect(response.status).toBe(200)
     expect(response.headers.get('x-seen-host')).toBe(`${MADE_UP}:${port}`)
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(png(10, 10))

@@ -5,17 +5,7 @@ import { type LargeString, parseJsonBytes } from '../../../shared/encoding/json-
 import { createImageFetcher, type ImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'
 import { intakeImage } from '../../../shared/images/intake.ts'
 import { defaultImageLimits, type ImageField, type ImageLimits } from '../../../shared/images/types.ts'
-import {
-  base64Of,
-  jpeg,
-  notImages,
-  png,
-  startServer,
-  type TestServer,
-  webpVp8,
-  webpVp8l,
-  webpVp8x,
-} from './fixtures.ts'
+import { base64Of, jpeg, notImages, png, startServer, type TestServer, webpVp8, webpVp8l, webpVp8x } from './fixtures.ts'
 
 const smallLimits: ImageLimits = { minBytes: 1024, maxBytes: 8 * 1024, maxPixels: 40_000_000 }
 
@@ -46,7 +36,11 @@ function leftInBody(value: string): LargeString {
   return (parseJsonBytes(new TextEncoder().encode(json), { largeFrom: 0 }) as { value: LargeString }).value
 }
 
-const settle = (work: Promise<unknown>) => work.then((value) => ({ value }), (error: ApiError) => ({ error: { code: error.code, message: error.message } }))
+const settle = (work: Promise<unknown>) =>
+  work.then(
+    (value) => ({ value }),
+    (error: ApiError) => ({ error: { code: error.code, message: error.message } }),
+  )
 
 /**
  * Intake of the value as a string; unless it is a URL (fetched once, as each test counts), the same value left
@@ -172,9 +166,7 @@ describe('image intake limits', () => {
   it('refuses more than 40 megapixels, read from the header', async () => {
     const error = await apiError(intake(base64Of(png(8000, 6000))))
     expect(error.code).toBe('image_too_large')
-    expect(error.message).toBe(
-      'userPhoto: image is 8000×6000 (48.0 megapixels); images may have at most 40 megapixels',
-    )
+    expect(error.message).toBe('userPhoto: image is 8000×6000 (48.0 megapixels); images may have at most 40 megapixels')
     expect(await intake(base64Of(png(8000, 5000)))).toMatchObject({ width: 8000, height: 5000 })
   })
 
@@ -227,11 +219,7 @@ describe('image intake of fetched URLs', () => {
     const tooSmall = await fetched(png(5, 5, 100))
     const notAnImage = await fetched(notImages.html)
     const tooManyPixels = await fetched(png(9000, 9000))
-    expect([tooSmall.code, notAnImage.code, tooManyPixels.code]).toEqual([
-      'image_too_small',
-      'unsupported_image',
-      'image_too_large',
-    ])
+    expect([tooSmall.code, notAnImage.code, tooManyPixels.code]).toEqual(['image_too_small', 'unsupported_image', 'image_too_large'])
   })
 
   it("passes on the caller's abort instead of blaming the image", async () => {
@@ -254,8 +242,7 @@ describe('image intake over real HTTP', () => {
     server = undefined
   })
 
-  const realFetcher = () =>
-    createImageFetcher({ fetch: createGuardedFetch({ allowPrivateHosts: true }), allowPrivateHosts: true })
+  const realFetcher = () => createImageFetcher({ fetch: createGuardedFetch({ allowPrivateHosts: true }), allowPrivateHosts: true })
 
   it('believes the bytes, not a Content-Type that calls a PNG text', async () => {
     server = await startServer((_, response) => {

@@ -37,9 +37,7 @@ describe('JPEG header', () => {
     expect(readImageHeader(jpeg(1920, 1080))).toEqual({ format: 'jpeg', width: 1920, height: 1080 })
   })
 
-  it.each(
-    [0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf].map((m) => [m.toString(16), m]),
-  )(
+  it.each([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf].map((m) => [m.toString(16), m]))(
     'reads dimensions from SOF marker 0x%s',
     (_, marker) => {
       expect(readImageHeader(jpeg(300, 200, 2048, { marker }))).toEqual({ format: 'jpeg', width: 300, height: 200 })
@@ -148,13 +146,7 @@ describe('other content', () => {
   })
 
   it('never throws on any prefix or random corruption of a valid header', () => {
-    const headers = [
-      png(640, 480, 40),
-      jpeg(640, 480, 300),
-      webpVp8(64, 64, 40),
-      webpVp8l(64, 64, 40),
-      webpVp8x(64, 64, 40),
-    ]
+    const headers = [png(640, 480, 40), jpeg(640, 480, 300), webpVp8(64, 64, 40), webpVp8l(64, 64, 40), webpVp8x(64, 64, 40)]
     let state = 7
     const random = (n: number) => {
       state = (state * 1103515245 + 12345) & 0x7fffffff

@@ -8,7 +8,12 @@ const request = (headers: Record<string, string> = {}) => new Request('http://12
 const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.'))
 const hextet = fc.nat(0xffff).map((n) => n.toString(16))
 /** Eight hextets whose first is not 0, so never an IPv4-mapped address (::ffff:a.b.c.d counts as its IPv4). */
-const ipv6Parts = fc.tuple(fc.integer({ min: 1, max: 0xffff }).map((n) => n.toString(16)), fc.array(hextet, { minLength: 7, maxLength: 7 })).map(([first, rest]) => [first, ...rest])
+const ipv6Parts = fc
+  .tuple(
+    fc.integer({ min: 1, max: 0xffff }).map((n) => n.toString(16)),
+    fc.array(hextet, { minLength: 7, maxLength: 7 }),
+  )
+  .map(([first, rest]) => [first, ...rest])
 
 describe('client address from a header', () => {
   it('takes the last entry of a list, the one the nearest proxy added', () => {
@@ -17,7 +22,9 @@ describe('client address from a header', () => {
     expect(read(request({ 'X-Forwarded-For': '203.0.113.9' }), undefined)).toBe('203.0.113.9')
     expect(read(request({ 'X-Forwarded-For': ' , ' }), undefined)).toBeNull()
     expect(read(request(), undefined)).toBeNull()
-    expect(headerAddress('x-real-ip')(request({ 'X-Forwarded-For': '6.6.6.6', 'X-Real-IP': '198.51.100.4' }), undefined)).toBe('198.51.100.4')
+    expect(headerAddress('x-real-ip')(request({ 'X-Forwarded-For': '6.6.6.6', 'X-Real-IP': '198.51.100.4' }), undefined)).toBe(
+      '198.51.100.4',
+    )
   })
 })
 
@@ -44,35 +51,47 @@ describe('the bucket a client address counts in', () => {
   })
 
   it('puts every spelling of an IPv4 address in one bucket and different addresses in different ones', () => {
-    fc.assert(fc.property(ipv4, ipv4, fc.integer({ min: 1, max: 65535 }), (a, b, port) => {
-      const bucket = clientBucketOf(a)
-      expect(clientBucketOf(`::ffff:${a}`)).toBe(bucket)
-      expect(clientBucketOf(`${a}:${port}`)).toBe(bucket)
-      expect(clientBucketOf(` ${a} `)).toBe(bucket)
-      expect(clientBucketOf(b) === bucket).toBe(a === b)
-    }), { seed: 13, numRuns: 500 })
+    fc.assert(
+      fc.property(ipv4, ipv4, fc.integer({ min: 1, max: 65535 }), (a, b, port) => {
+        const bucket = clientBucketOf(a)
+        expect(clientBucketOf(`::ffff:${a}`)).toBe(bucket)
+        expect(clientBucketOf(`${a}:${port}`)).toBe(bucket)
+        expect(clientBucketOf(` ${a} `)).toBe(bucket)
+        expect(clientBucketOf(b) === bucket).toBe(a === b)
+      }),
+      { seed: 13, numRuns: 500 },
+    )
   })
 
   it('counts an IPv6 /64 as one client, whatever the interface part', () => {
-    fc.assert(fc.property(ipv6Parts, ipv6Parts, ipv6Parts, (a, b, other) => {
-      const sameNetwork = [...a.slice(0, 4), ...b.slice(4)]
-      expect(clientBucketOf(sameNetwork.join(':'))).toBe(clientBucketOf(a.join(':')))
-      expect(clientBucketOf(`[${a.join(':')}]:443`)).toBe(clientBucketOf(a.join(':')))
-      const otherNetwork = [...other.slice(0, 4), ...a.slice(4)]
-      const differs = other.slice(0, 4).some((h, i) => parseInt(h, 16) !== parseInt(a[i], 16))
-      expect(clientBucketOf(otherNetwork.join(':')) === clientBucketOf(a.join(':'))).toBe(!differs)
-    }), { seed: 13, numRuns: 300 })
-    fc.assert(fc.property(ipv6Parts, ipv6Parts, (a, b) => {
-      expect(clientBucketOf([...a.slice(0, 4), ...b.slice(4)].join(':'))).toBe(clientBucketOf(a.join(':')))
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(ipv6Parts, ipv6Parts, ipv6Parts, (a, b, other) => {
+        const sameNetwork = [...a.slice(0, 4), ...b.slice(4)]
+        expect(clientBucketOf(sameNetwork.join(':'))).toBe(clientBucketOf(a.join(':')))
+        expect(clientBucketOf(`[${a.join(':')}]:443`)).toBe(clientBucketOf(a.join(':')))
+        const otherNetwork = [...other.slice(0, 4), ...a.slice(4)]
+        const differs = other.slice(0, 4).some((h, i) => parseInt(h, 16) !== parseInt(a[i], 16))
+        expect(clientBucketOf(otherNetwork.join(':')) === clientBucketOf(a.join(':'))).toBe(!differs)
+      }),
+      { seed: 13, numRuns: 300 },
+    )
+    fc.assert(
+      fc.property(ipv6Parts, ipv6Parts, (a, b) => {
+        expect(clientBucketOf([...a.slice(0, 4), ...b.slice(4)].join(':'))).toBe(clientBucketOf(a.join(':')))
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('takes nothing but an address for one', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), (text) => {
-      const bucket = clientBucketOf(text)
-      // Whatever it accepts is an address in one of the two standard forms, perhaps with a port, brackets or zone.
-      if (bucket !== 'unknown') expect(text, bucket).toMatch(/^\s*\[?[0-9a-fA-F:.]+(%[\w.-]+)?\]?(:\d{1,5})?\s*$/)
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (text) => {
+        const bucket = clientBucketOf(text)
+        // Whatever it accepts is an address in one of the two standard forms, perhaps with a port, brackets or zone.
+        if (bucket !== 'unknown') expect(text, bucket).toMatch(/^\s*\[?[0-9a-fA-F:.]+(%[\w.-]+)?\]?(:\d{1,5})?\s*$/)
+      }),
+      { numRuns: 500 },
+    )
   })
 })
 
@@ -96,7 +115,12 @@ describe('the HMAC of a client', () => {
 
   it('says once, in the log, that requests arrive without a usable address', () => {
     const logs: Record<string, unknown>[] = []
-    const identity = createClientIdentity({ source: headerAddress('x-real-ip'), secret: SECRET, log: (e) => logs.push(e), describeSource: 'the x-real-ip header' })
+    const identity = createClientIdentity({
+      source: headerAddress('x-real-ip'),
+      secret: SECRET,
+      log: (e) => logs.push(e),
+      describeSource: 'the x-real-ip header',
+    })
     expect(identity.addressOf(request({ 'X-Real-IP': '198.51.100.4' }), undefined)).toBe('198.51.100.4')
     expect(logs).toEqual([])
     identity.addressOf(request(), undefined)

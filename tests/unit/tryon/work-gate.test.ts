@@ -7,7 +7,14 @@ import { createWorkGate } from '../../../shared/tryon/work-gate.ts'
 function heldWork(started: string[], name: string) {
   let release!: () => void
   const done = new Promise<void>((resolve) => (release = resolve))
-  return { work: async () => { started.push(name); await done; return name }, release }
+  return {
+    work: async () => {
+      started.push(name)
+      await done
+      return name
+    },
+    release,
+  }
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
@@ -62,23 +69,32 @@ describe('the local work gate', () => {
 
   it('keeps its counts exact through any mix of work that succeeds, fails, or is refused (fast-check)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }), async (concurrency, queue, fails) => {
-        const gate = createWorkGate({ concurrency, queue, retryAfterSeconds: 1 })
-        let running = 0
-        let most = 0
-        const results = await Promise.allSettled(fails.map(async (fail) => gate.run(async () => {
-          running++
-          most = Math.max(most, running)
-          await turn()
-          running--
-          if (fail) throw new Error('work failed')
-          return 'ok'
-        })))
-        const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof ApiError).length
-        expect(most).toBeLessThanOrEqual(concurrency)
-        expect(refused).toBe(Math.max(0, fails.length - concurrency - queue))
-        expect([gate.running, gate.queued]).toEqual([0, 0])
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+        async (concurrency, queue, fails) => {
+          const gate = createWorkGate({ concurrency, queue, retryAfterSeconds: 1 })
+          let running = 0
+          let most = 0
+          const results = await Promise.allSettled(
+            fails.map(async (fail) =>
+              gate.run(async () => {
+                running++
+                most = Math.max(most, running)
+                await turn()
+                running--
+                if (fail) throw new Error('work failed')
+                return 'ok'
+              }),
+            ),
+          )
+          const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof ApiError).length
+          expect(most).toBeLessThanOrEqual(concurrency)
+          expect(refused).toBe(Math.max(0, fails.length - concurrency - queue))
+          expect([gate.running, gate.queued]).toEqual([0, 0])
+        },
+      ),
       { numRuns: 100, seed: 42 },
     )
   })
