@@ -1,12 +1,12 @@
 import type { BridalSteps } from '../bridal/ports.ts'
 import { TryOnFailure } from '../engine/failure.ts'
 import type { TryOnEngine } from '../engine/types.ts'
-import { ApiError, catalogued } from '../http/errors.ts'
 
 /**
  * Caps the CPU-heavy local work (decoding, the local engine, the local bridal steps) running at once: it all shares
  * one thread, so without a cap every request in flight slows every other, and memory grows with each. Past the
- * running slots a few wait their turn; past the queue a request is refused at once (503 `service_busy`, refunded).
+ * running slots a few wait their turn; past the queue a request is refused at once with a `service_busy` failure
+ * (503 with Retry-After, refunded).
  */
 export interface WorkGate {
   /**
@@ -16,8 +16,6 @@ export interface WorkGate {
   run<T>(work: () => Promise<T>, options?: { signal?: AbortSignal; admitted?: boolean }): Promise<T>
   readonly running: number
   readonly queued: number
-  /** What a refusal tells the caller to wait. */
-  readonly retryAfterSeconds: number
 }
 
 export interface WorkGateOptions {
@@ -27,10 +25,6 @@ export interface WorkGateOptions {
   queue: number
   /** Sent as Retry-After with the refusal. */
   retryAfterSeconds: number
-}
-
-export function serviceBusy(retryAfterSeconds: number): ApiError {
-  return catalogued('service_busy', { 'Retry-After': String(retryAfterSeconds) })
 }
 
 export function createWorkGate(options: WorkGateOptions): WorkGate {
@@ -48,7 +42,9 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
       running++
       return Promise.resolve()
     }
-    if (!admitted && waiting.length >= options.queue) return Promise.reject(serviceBusy(options.retryAfterSeconds))
+    if (!admitted && waiting.length >= options.queue) {
+      return Promise.reject(new TryOnFailure('service_busy', 'every slot for local work is taken', options.retryAfterSeconds))
+    }
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise<void>((resolve, reject) => {
       // A slot handed over by release() keeps `running` as it is: the finished work's slot becomes this one.
@@ -83,7 +79,6 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
     get queued() {
       return waiting.length
     },
-    retryAfterSeconds: options.retryAfterSeconds,
   }
 }
 
@@ -97,16 +92,11 @@ export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
  * the image was generated, so it waits for its turn instead (a refusal there would charge an unscored result).
  */
 export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
-  // Refused, the pre-treatment never ran: a failure the bridal pipeline passes on, not a crash of the step.
-  const refusedAsFailure = (error: unknown): never => {
-    if (error instanceof ApiError && error.code === 'service_busy')
-      throw new TryOnFailure('service_busy', error.message, gate.retryAfterSeconds)
-    throw error
-  }
   return {
     pretreatment: {
       name: steps.pretreatment.name,
-      prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }).catch(refusedAsFailure),
+      // Refused, it never ran: a TryOnFailure, which the bridal pipeline passes on rather than counting as a crash.
+      prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }),
     },
     scorer: {
       name: steps.scorer.name,

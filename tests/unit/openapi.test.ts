@@ -12,7 +12,6 @@ import {
   type TryOnSuccessBody,
 } from '../../shared/http/schemas.ts'
 import { scenarios } from '../../shared/tryon/outcomes.ts'
-import { serviceBusy } from '../../shared/tryon/work-gate.ts'
 import type { TryOnSuccess } from '../../shared/tryon/run.ts'
 
 type Json = any
@@ -61,7 +60,6 @@ describe('openapi.json', () => {
   it('has the messages the code answers with in its catalogue, word for word', () => {
     expect(errorCatalogue.authentication_required.message).toBe('Authentication required')
     expect(errorCatalogue.insufficient_credits.message).toBe('Insufficient credits')
-    expect(serviceBusy(2).message).toBe(errorCatalogue.service_busy.message)
     const tryOnId = crypto.randomUUID()
     expect(settlementUnknown(tryOnId).message).toContain(tryOnId)
     expect(settlementUnknown(tryOnId).message).toBe(errorCatalogue.settlement_unknown.message.replace(/[0-9a-f-]{36}/, tryOnId))

@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../../shared/http/errors.ts'
+import { TryOnFailure } from '../../../shared/engine/failure.ts'
+import { errorCatalogue } from '../../../shared/http/errors.ts'
+import { answerOf } from '../../../shared/tryon/outcomes.ts'
 import { createWorkGate } from '../../../shared/tryon/work-gate.ts'
 
 /** Work that runs until released, recording when it started. */
@@ -29,8 +31,9 @@ describe('the local work gate', () => {
     expect([gate.running, gate.queued]).toEqual([2, 1])
 
     const refused = await gate.run(async () => 'd').catch((error) => error)
-    expect(refused).toBeInstanceOf(ApiError)
-    expect(refused).toMatchObject({ code: 'service_busy', status: 503, headers: { 'Retry-After': '3' } })
+    expect(refused).toBeInstanceOf(TryOnFailure)
+    expect(answerOf(refused)).toMatchObject({ code: 'service_busy', status: 503, headers: { 'Retry-After': '3' } })
+    expect(answerOf(refused).message).toBe(errorCatalogue.service_busy.message)
 
     a.release()
     await expect.poll(() => started).toEqual(['a', 'b', 'c'])
@@ -46,7 +49,7 @@ describe('the local work gate', () => {
     const started: string[] = []
     const a = heldWork(started, 'a')
     const first = gate.run(a.work)
-    await expect(gate.run(async () => 'refused')).rejects.toMatchObject({ code: 'service_busy' })
+    await expect(gate.run(async () => 'refused')).rejects.toMatchObject({ kind: 'service_busy' })
     const admitted = gate.run(async () => 'scored', { admitted: true })
     a.release()
     expect(await Promise.all([first, admitted])).toEqual(['a', 'scored'])
@@ -89,7 +92,7 @@ describe('the local work gate', () => {
               }),
             ),
           )
-          const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof ApiError).length
+          const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof TryOnFailure).length
           expect(most).toBeLessThanOrEqual(concurrency)
           expect(refused).toBe(Math.max(0, fails.length - concurrency - queue))
           expect([gate.running, gate.queued]).toEqual([0, 0])
