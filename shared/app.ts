@@ -16,7 +16,7 @@ import {
   limitExceeded,
   type ErrorCode,
 } from './http/errors.ts'
-import { PUBLIC_PATH } from './http/openapi.ts'
+import { API_KEY_SCHEME, PUBLIC_PATH } from './http/openapi.ts'
 import { bodyTooLarge, invalidRequest, readTryOnBody, tryOnInputOf, type TryOnBodyRead } from './http/request.ts'
 import { preflightRoute, shareRoute, tryOnRoute } from './http/routes.ts'
 import type { TryOnSuccessBody } from './http/schemas.ts'
@@ -95,6 +95,7 @@ export function createApp(appDeps: Deps): OpenAPIHono<Env> {
     return c.json(result, 200)
   })
   api.openAPIRegistry.registerPath(preflightRoute)
+  api.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', API_KEY_SCHEME)
   api.all('/', () => {
     throw new ApiError('method_not_allowed', 'Use POST with a JSON body', { Allow: 'POST, OPTIONS' })
   })

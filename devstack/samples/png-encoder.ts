@@ -11,6 +11,7 @@ export interface PngOptions {
   transparentKey?: [number, number, number]
 }
 
+// Written apart from the decoder's table on purpose: this encoder is the oracle the decoder's Adam7 tests trust.
 const ADAM7 = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],

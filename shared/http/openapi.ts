@@ -1,6 +1,14 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Env } from 'hono'
 
+/** The API key as the document's security scheme; registered with the routes (shared/app.ts). */
+export const API_KEY_SCHEME = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-API-Key',
+  description: '`vto_live_…` or `vto_test_…`. Sent as a header only: a key in the query string is refused with 401.',
+} as const
+
 /** The public path of the function on Supabase; the document names its routes under it. */
 export const PUBLIC_PATH = '/functions/v1/tryon-api'
 
@@ -26,12 +34,6 @@ const description = [
 
 /** The OpenAPI 3.1 document of the service, generated from its routes (`npm run openapi` writes it to openapi.json). */
 export function openApiDocument<E extends Env>(app: OpenAPIHono<E>) {
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-API-Key',
-    description: '`vto_live_…` or `vto_test_…`. Sent as a header only: a key in the query string is refused with 401.',
-  })
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: { title: 'Try-on API', version: '1', description },
