@@ -97,7 +97,7 @@ export function createApp(appDeps: Deps): OpenAPIHono<Env> {
   api.openAPIRegistry.registerPath(preflightRoute)
   api.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', API_KEY_SCHEME)
   api.all('/', () => {
-    throw new ApiError('method_not_allowed', 'Use POST with a JSON body', { Allow: 'POST, OPTIONS' })
+    throw catalogued('method_not_allowed', { Allow: 'POST, OPTIONS' })
   })
   api.openapi(shareRoute, shareHandler(deps))
 

@@ -6,7 +6,7 @@ import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
 import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import type { Settlement } from '../billing/store.ts'
-import { ApiError, settlementUnknown, type ErrorCode } from '../http/errors.ts'
+import { ApiError, catalogued, settlementUnknown, type ErrorCode } from '../http/errors.ts'
 import type { TryOnInput } from '../http/request.ts'
 import { intakeImage } from '../images/intake.ts'
 import { createDecodeBudget } from '../engine/local/codecs/raster.ts'
@@ -269,7 +269,7 @@ async function storeResult(deps: Deps, path: string, image: ResultImage): Promis
       throw generationFailed()
     }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
-    throw new ApiError('storage_failed', 'The result could not be stored. No credits were charged; you may retry.')
+    throw catalogued('storage_failed')
   }
 }
 
