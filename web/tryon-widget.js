@@ -191,7 +191,8 @@ export function resultMessage(language, body, bridal = false) {
   const t = messages[language]
   const verdict = body.quality?.passed === false ? 'quality_failed' : body.bridal?.reason
   const image = verdict !== 'quality_failed'
-  const says = verdict && /** @type {Record<string, string>} */ (t.says)[verdict]
+  const table = /** @type {Record<string, string>} */ (t.says)
+  const says = verdict && Object.hasOwn(table, verdict) && table[verdict]
   const words = [image && t.done, says && withHint(language, says, verdict, bridal)]
   return { text: words.filter(Boolean).join(' '), image }
 }
