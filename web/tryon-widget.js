@@ -7,17 +7,29 @@
  *
  * Attributes: api-key, product-image (URL or data URI), endpoint (required from a CDN; by default the
  * try-on endpoint on the API host that served this file), product-type ("wedding-dress"), clothing-type, locale (default
- * navigator.language), scenario (test keys: X-Tryon-Scenario). A result with a shortId offers "Copy link" (its
+ * navigator.language), expected-seconds (the usual wait shown in the progress), debug (credits and scores shown, for
+ * the shop's developer), scenario (test keys: X-Tryon-Scenario). A result with a shortId offers "Copy link" (its
  * share link). Events (bubbling, composed):
  * `tryon-result` with the response body, `tryon-error` with { status, errorCode, error, body }.
  */
 
 /** @typedef {{ applied: boolean, trainScore: number | null, reason: string }} Bridal */
-/** @typedef {{ success: true, tryOnId: string, shortId: string | null, resultUrl: string, creditsRemaining: number, creditsCharged: number, bridal?: Bridal }} TryOnSuccess */
+/** @typedef {{ checked: boolean, passed: boolean, score: number | null, issues: string[] }} Quality */
+/** @typedef {{ success: true, tryOnId: string, shortId: string | null, resultUrl: string, creditsRemaining: number, creditsCharged: number, bridal?: Bridal, quality?: Quality }} TryOnSuccess */
 /** @typedef {{ status: number, errorCode: string, error: string, body: unknown }} TryOnFailure */
 
-/** The service takes up to 10 MB; a phone photo scaled to this long side is a few hundred KB. */
+/**
+ * The long side a photo is sent at: the local engine's working size (shared/engine/local/index.ts), more than FASHN's
+ * (864 × 1296) and Gemini's (about 1024 px) renders, and under every engine's input limit (FASHN 2000 px, Vertex and
+ * Gemini 4096, the train judge 2048: shared/engine/providers/), so no engine has the server re-encode it.
+ */
 export const MAX_SIDE = 1536
+
+/**
+ * The usual wait in seconds unless `expected-seconds` says otherwise: FASHN takes 8 s in its default mode and 12–17 s in
+ * its quality mode (docs/engines.md), and about 1 s more passes until a poll sees it done (docs/performance.md).
+ */
+export const EXPECTED_SECONDS = 20
 
 const messages = {
   en: {
@@ -25,76 +37,105 @@ const messages = {
     close: 'Close',
     intro: 'Choose a photo of yourself, or take one: facing the camera, in good light.',
     bridal: 'For the gown and its train, use a full-length photo: standing, facing the camera, feet visible with some floor around them.',
-    pick: 'Choose or take a photo',
+    hint: 'A full-length photo works best: standing, facing the camera, feet visible, in good light.',
+    library: 'Choose a photo',
+    camera: 'Take a photo',
     preview: 'Your photo',
     go: 'Create my try-on',
     retry: 'Try again',
-    working: 'Creating your try-on… this can take a little while.',
+    cancel: 'Cancel',
+    working: 'Creating your try-on…',
+    waited: (/** @type {number} */ seconds, /** @type {number} */ usual) => `${seconds} s, usually about ${usual} s`,
+    longer: (/** @type {number} */ seconds) => `${seconds} s: taking longer than usual, still working`,
     done: 'Your try-on is ready.',
     result: 'You wearing this product',
-    train_rendered: 'The train of the gown is shown.',
-    train_score_low:
-      'The train could not be shown on this photo; a full-length photo with the floor visible works best. This try-on was free.',
-    score_unavailable: 'The train is shown; its quality could not be checked.',
-    train_pretreatment_unavailable: 'The gown is shown without its train.',
-    details: (/** @type {string} */ score, /** @type {number} */ charged) => `Train score: ${score} · credits charged: ${charged}`,
     copy: 'Copy link',
     copied: 'Link copied.',
     copyHere: 'Copy this link:',
     unreadable: 'This photo could not be read. Choose a JPEG or PNG photo.',
     network: 'The try-on service could not be reached. Check your connection and try again.',
-    400: 'This photo could not be used. Choose another photo (JPEG or PNG).',
-    401: 'Try-on is not set up correctly on this site (invalid key).',
-    402: 'Try-on is unavailable right now: this shop has no try-on credits left.',
-    403: 'Try-on is not enabled for this website.',
-    409: 'This try-on is already being created. Please wait a moment.',
-    413: 'This photo is too large. Choose a smaller one.',
-    422: 'We could not create a try-on from this photo. Try a clear, front-facing photo of yourself.',
-    500: 'Something went wrong while creating your try-on. Please try again.',
-    503: 'Wedding-dress try-on is temporarily unavailable. Nothing was charged; please try again later.',
-    rate_limited: 'Too many try-ons in a short time. Please wait a minute and try again.',
-    daily_cap_reached: 'Try-on is unavailable on this shop for now. Please come back later.',
-    free_deliveries_exhausted: 'Wedding-dress try-on is unavailable for now. Please come back later.',
+    /** What the shopper is told of an outcome: by verdict or error code, else by HTTP status. */
+    says: {
+      train_rendered: 'The train of the gown is shown.',
+      train_score_low: 'The train of the gown could not be shown on this photo.',
+      score_unavailable: 'The train is shown; its quality could not be checked.',
+      train_pretreatment_unavailable: 'The gown is shown without its train.',
+      quality_failed: 'We could not dress this photo well.',
+      person_not_found: 'We could not find a person in this photo.',
+      image_too_large: 'This photo is too large. Choose another one, or take a new one.',
+      product: 'This product cannot be tried on right now.',
+      daily_cap_reached: 'Try-on is unavailable on this shop for now. Please come back later.',
+      free_deliveries_exhausted: 'Wedding-dress try-on is unavailable for now. Please come back later.',
+      bridal_preprocessing_failed: 'Wedding-dress try-on is temporarily unavailable. Please try again later.',
+      400: 'This photo could not be used. Choose another photo (JPEG or PNG).',
+      401: 'Try-on is not set up correctly on this site (invalid key).',
+      402: 'Try-on is unavailable on this shop right now. Please come back later.',
+      403: 'Try-on is not enabled for this website.',
+      409: 'This try-on is already being created. Please wait a moment.',
+      413: 'This photo is too large. Choose a smaller one.',
+      422: 'We could not create a try-on from this photo.',
+      429: 'Too many try-ons in a short time. Please wait a minute and try again.',
+      500: 'Something went wrong while creating your try-on. Please try again.',
+      503: 'Try-on is very busy right now. Please try again in a moment.',
+    },
   },
   fr: {
     open: 'Essayer',
     close: 'Fermer',
     intro: 'Choisissez une photo de vous, ou prenez-en une : de face, bien éclairée.',
     bridal: 'Pour la robe et sa traîne, utilisez une photo en pied : debout, de face, les pieds visibles avec un peu de sol autour.',
-    pick: 'Choisir ou prendre une photo',
+    hint: 'Une photo en pied donne les meilleurs résultats : debout, de face, les pieds visibles, bien éclairée.',
+    library: 'Choisir une photo',
+    camera: 'Prendre une photo',
     preview: 'Votre photo',
     go: 'Créer mon essayage',
     retry: 'Réessayer',
-    working: 'Création de votre essayage… cela peut prendre un moment.',
+    cancel: 'Annuler',
+    working: 'Création de votre essayage…',
+    waited: (/** @type {number} */ seconds, /** @type {number} */ usual) => `${seconds} s, d’habitude environ ${usual} s`,
+    longer: (/** @type {number} */ seconds) => `${seconds} s : plus long que d’habitude, toujours en cours`,
     done: 'Votre essayage est prêt.',
     result: 'Vous portant ce produit',
-    train_rendered: 'La traîne de la robe est affichée.',
-    train_score_low:
-      'La traîne n’a pas pu être affichée sur cette photo ; une photo en pied où le sol est visible donne les meilleurs résultats. Cet essayage était gratuit.',
-    score_unavailable: 'La traîne est affichée ; sa qualité n’a pas pu être vérifiée.',
-    train_pretreatment_unavailable: 'La robe est affichée sans sa traîne.',
-    details: (/** @type {string} */ score, /** @type {number} */ charged) => `Score de la traîne : ${score} · crédits débités : ${charged}`,
     copy: 'Copier le lien',
     copied: 'Lien copié.',
     copyHere: 'Copiez ce lien :',
     unreadable: 'Cette photo est illisible. Choisissez une photo JPEG ou PNG.',
     network: 'Le service d’essayage est injoignable. Vérifiez votre connexion et réessayez.',
-    400: 'Cette photo ne peut pas être utilisée. Choisissez-en une autre (JPEG ou PNG).',
-    401: 'L’essayage n’est pas correctement configuré sur ce site (clé invalide).',
-    402: 'L’essayage est indisponible pour le moment : cette boutique n’a plus de crédits d’essayage.',
-    403: 'L’essayage n’est pas activé pour ce site.',
-    409: 'Cet essayage est déjà en cours de création. Patientez un instant.',
-    413: 'Cette photo est trop lourde. Choisissez-en une plus petite.',
-    422: 'Impossible de créer un essayage à partir de cette photo. Essayez une photo nette, de face.',
-    500: 'Un problème est survenu pendant la création de votre essayage. Veuillez réessayer.',
-    503: 'L’essayage de robes de mariée est momentanément indisponible. Rien n’a été débité ; réessayez plus tard.',
-    rate_limited: 'Trop d’essayages en peu de temps. Patientez une minute, puis réessayez.',
-    daily_cap_reached: 'L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.',
-    free_deliveries_exhausted: 'L’essayage de robes de mariée est indisponible pour le moment. Revenez plus tard.',
+    says: {
+      train_rendered: 'La traîne de la robe est affichée.',
+      train_score_low: 'La traîne de la robe n’a pas pu être affichée sur cette photo.',
+      score_unavailable: 'La traîne est affichée ; sa qualité n’a pas pu être vérifiée.',
+      train_pretreatment_unavailable: 'La robe est affichée sans sa traîne.',
+      quality_failed: 'Nous n’avons pas pu bien habiller cette photo.',
+      person_not_found: 'Nous n’avons trouvé personne sur cette photo.',
+      image_too_large: 'Cette photo est trop lourde. Choisissez-en une autre, ou prenez-en une nouvelle.',
+      product: 'Ce produit ne peut pas être essayé pour le moment.',
+      daily_cap_reached: 'L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.',
+      free_deliveries_exhausted: 'L’essayage de robes de mariée est indisponible pour le moment. Revenez plus tard.',
+      bridal_preprocessing_failed: 'L’essayage de robes de mariée est momentanément indisponible. Réessayez plus tard.',
+      400: 'Cette photo ne peut pas être utilisée. Choisissez-en une autre (JPEG ou PNG).',
+      401: 'L’essayage n’est pas correctement configuré sur ce site (clé invalide).',
+      402: 'L’essayage est indisponible pour le moment sur cette boutique. Revenez plus tard.',
+      403: 'L’essayage n’est pas activé pour ce site.',
+      409: 'Cet essayage est déjà en cours de création. Patientez un instant.',
+      413: 'Cette photo est trop lourde. Choisissez-en une plus petite.',
+      422: 'Impossible de créer un essayage à partir de cette photo.',
+      429: 'Trop d’essayages en peu de temps. Patientez une minute, puis réessayez.',
+      500: 'Un problème est survenu pendant la création de votre essayage. Veuillez réessayer.',
+      503: 'L’essayage est très demandé en ce moment. Réessayez dans un instant.',
+    },
   },
 }
 
-/** @typedef {typeof messages.en} Messages */
+/** Outcomes another photo can mend: their words go on with what to photograph. */
+const MENDED_BY_A_PHOTO = [
+  'person_not_found',
+  'ai_content_rejected',
+  'generation_failed',
+  'quality_failed',
+  'train_score_low',
+  'train_pretreatment_unavailable',
+]
 
 /** What the service accepts as `locale`; anything else is left out rather than refused. */
 const LOCALE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/
@@ -121,33 +162,97 @@ export function defaultEndpoint(scriptUrl) {
 export const shareLink = (endpoint, shortId) => `${endpoint.replace(/\/+$/, '')}/s/${encodeURIComponent(shortId)}`
 
 /**
- * The shopper-facing message for a failed call.
+ * The shopper's words for a failed call, with what to photograph where another photo can help.
  * @param {'en' | 'fr'} language @param {number} status 0 for a network failure @param {string} [errorCode]
+ * @param {string} [error] the API's message, which names the image it refused @param {boolean} [bridal]
  */
-export function errorMessage(language, status, errorCode) {
-  const t = /** @type {Record<string, string>} */ (/** @type {unknown} */ (messages[language]))
+export function errorMessage(language, status, errorCode = '', error = '', bridal = false) {
+  const t = messages[language]
   if (status === 0) return t.network
-  if (errorCode === 'image_too_large') return t[413]
-  if (status === 429) return t[errorCode ?? ''] ?? t.rate_limited
-  return t[status] ?? (status >= 500 ? t[500] : t[400])
+  const says = /** @type {Record<string, string>} */ (t.says)
+  // The shop's product image was refused: another photo of the shopper would not help.
+  const product = status < 500 && /\bproductImage\b/.test(error)
+  const key = product ? 'product' : ([errorCode, status].find((k) => Object.hasOwn(says, k)) ?? (status >= 500 ? 500 : 400))
+  return withHint(language, says[key], errorCode, bridal)
+}
+
+/** @param {'en' | 'fr'} language @param {string} words @param {string | undefined} code @param {boolean} bridal */
+function withHint(language, words, code, bridal) {
+  const t = messages[language]
+  return code && MENDED_BY_A_PHOTO.includes(code) ? `${words} ${bridal ? t.bridal : t.hint}` : words
 }
 
 /**
- * Decodes a photo, scales it to at most MAX_SIDE on its long side and encodes it as a JPEG data URI.
+ * What a delivered result tells the shopper: its words, and whether its image is worth showing. The verdicts, first that
+ * applies: a new one is one line here, and its words in each locale.
+ * @param {'en' | 'fr'} language @param {TryOnSuccess} body @param {boolean} [bridal]
+ */
+export function resultMessage(language, body, bridal = false) {
+  const t = messages[language]
+  const verdict = body.quality?.passed === false ? 'quality_failed' : body.bridal?.reason
+  const image = verdict !== 'quality_failed'
+  const table = /** @type {Record<string, string>} */ (t.says)
+  const says = verdict && Object.hasOwn(table, verdict) && table[verdict]
+  const words = [image && t.done, says && withHint(language, says, verdict, bridal)]
+  return { text: words.filter(Boolean).join(' '), image }
+}
+
+/**
+ * The API's own figures and words, shown under a result or an error only with the `debug` attribute: they are for the
+ * shop's developer (in English), never for its customers.
+ * @param {TryOnSuccess | TryOnFailure} outcome
+ */
+export function debugLine(outcome) {
+  if (!('resultUrl' in outcome)) return `HTTP ${outcome.status || '(no answer)'} ${outcome.errorCode}: ${outcome.error}`
+  const score = (/** @type {number | null} */ value) => (value === null ? '—' : value.toFixed(2))
+  return [
+    `credits charged: ${outcome.creditsCharged}`,
+    `credits remaining: ${outcome.creditsRemaining}`,
+    outcome.bridal && `train score: ${score(outcome.bridal.trainScore)}`,
+    outcome.quality && `quality score: ${score(outcome.quality.score)}`,
+  ]
+    .filter(Boolean)
+    .join(' · ')
+}
+
+/**
+ * The photo as it is shown, EXIF orientation applied: createImageBitmap where it takes `imageOrientation`, else an
+ * <img>, which browsers draw upright since CSS `image-orientation: from-image` became the default (2020).
+ * @param {Blob} file @returns {Promise<ImageBitmap | HTMLImageElement>}
+ */
+async function decodeUpright(file) {
+  try {
+    return await createImageBitmap(file, { imageOrientation: 'from-image' })
+  } catch {
+    const image = new Image()
+    image.src = URL.createObjectURL(file)
+    try {
+      await image.decode()
+      return image
+    } finally {
+      URL.revokeObjectURL(image.src)
+    }
+  }
+}
+
+/**
+ * Decodes a photo upright, scales it to at most MAX_SIDE on its long side and encodes it as a JPEG data URI.
  * @param {Blob} file @returns {Promise<string>}
  */
 export async function photoToDataUri(file) {
-  const bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' })
-  const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height))
+  const photo = await decodeUpright(file)
+  const width = 'naturalWidth' in photo ? photo.naturalWidth : photo.width
+  const height = 'naturalHeight' in photo ? photo.naturalHeight : photo.height
+  const scale = Math.min(1, MAX_SIDE / Math.max(width, height))
   const canvas = document.createElement('canvas')
-  canvas.width = Math.max(1, Math.round(bitmap.width * scale))
-  canvas.height = Math.max(1, Math.round(bitmap.height * scale))
+  canvas.width = Math.max(1, Math.round(width * scale))
+  canvas.height = Math.max(1, Math.round(height * scale))
   const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'))
   context.fillStyle = '#fff' // a transparent PNG would turn black in a JPEG
   context.fillRect(0, 0, canvas.width, canvas.height)
   context.imageSmoothingQuality = 'high'
-  context.drawImage(bitmap, 0, 0, canvas.width, canvas.height)
-  bitmap.close()
+  context.drawImage(photo, 0, 0, canvas.width, canvas.height)
+  if ('close' in photo) photo.close()
   return canvas.toDataURL('image/jpeg', 0.9)
 }
 
@@ -156,18 +261,17 @@ const template = `<style>
 button,.pick{font:inherit;border-radius:6px;padding:.55em 1.1em;cursor:pointer;border:1px solid var(--tryon-accent)}
 .open,.go{background:var(--tryon-accent);color:#fff}
 button:focus-visible,.pick:focus-within{outline:3px solid #f2a900;outline-offset:2px}
-button:disabled{opacity:.6;cursor:progress}
+button:disabled,.pick:has(:disabled){opacity:.6;cursor:progress}
 .open:disabled{cursor:not-allowed}
 dialog{max-width:min(30rem,94vw);border:0;border-radius:10px;padding:1.2rem;box-shadow:0 8px 40px #0005}
 dialog::backdrop{background:#0008}
 header{display:flex;justify-content:space-between;align-items:center;gap:1rem}
 h2{margin:0;font-size:1.2rem}
 .x{background:none;border:0;font-size:1.5rem;line-height:1;padding:.2em .4em}
-.pick{display:inline-block;background:#fff;color:var(--tryon-accent);position:relative}
-.copy{background:#fff;color:var(--tryon-accent)}
+.pick,.copy,.cancel{display:inline-block;background:#fff;color:var(--tryon-accent);position:relative}
 .pick input{position:absolute;inset:0;opacity:0;width:100%;cursor:pointer}
 img{display:block;max-width:100%;max-height:55vh;margin:.8rem auto;border-radius:6px}
-.row{display:flex;flex-wrap:wrap;gap:.6rem;margin:.8rem 0}
+.row{display:flex;flex-wrap:wrap;gap:.6rem;margin:.8rem 0;align-items:center}
 progress{width:100%}
 .error{color:#a4161a;font-weight:600}
 small{display:block;color:#555}
@@ -178,11 +282,15 @@ figcaption:focus{outline:none}
 <dialog aria-labelledby="title" aria-describedby="intro" part="dialog">
 <header><h2 id="title"></h2><button class="x" type="button"></button></header>
 <p id="intro"></p>
-<div class="row"><label class="pick"><input type="file" accept="image/*" autofocus><span></span></label><button class="go" type="button" hidden></button></div>
+<div class="row"><label class="pick"><input type="file" accept="image/*" autofocus><span></span></label>
+<label class="pick camera" hidden><input type="file" accept="image/*" capture="environment"><span></span></label>
+<button class="go" type="button" hidden></button></div>
 <img class="preview" alt="" hidden>
-<div role="status" aria-live="polite"><progress hidden></progress><span class="status"></span></div>
+<div role="status" aria-live="polite"><span class="status"></span></div>
+<div class="wait" hidden><progress></progress><div class="row"><small class="time"></small><button class="cancel" type="button"></button></div></div>
 <p class="error" role="alert"></p>
-<figure hidden><img class="result" alt=""><figcaption tabindex="-1"></figcaption><small></small><div class="row"><button class="copy" type="button" hidden></button></div></figure>
+<figure hidden><img class="result" alt=""><figcaption tabindex="-1"></figcaption><div class="row"><button class="copy" type="button" hidden></button></div></figure>
+<small class="debug"></small>
 </dialog>`
 
 export class TryOnButton extends HTMLElement {
@@ -192,7 +300,8 @@ export class TryOnButton extends HTMLElement {
   #photo = null
   /** @type {string | null} the share link of the result shown */
   #link = null
-  #busy = false
+  /** @type {AbortController | null} the call in flight, which Cancel or closing the dialog aborts */
+  #call = null
 
   constructor() {
     super()
@@ -200,6 +309,7 @@ export class TryOnButton extends HTMLElement {
     root.innerHTML = template
     /** @param {string} selector */
     const $ = (selector) => /** @type {HTMLElement} */ (root.querySelector(selector))
+    const [library, camera] = /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll('input'))
     this.ui = {
       open: /** @type {HTMLButtonElement} */ ($('.open')),
       label: $('slot'),
@@ -207,30 +317,42 @@ export class TryOnButton extends HTMLElement {
       title: $('#title'),
       close: /** @type {HTMLButtonElement} */ ($('.x')),
       intro: $('#intro'),
-      input: /** @type {HTMLInputElement} */ ($('input')),
-      pick: $('.pick span'),
+      library,
+      libraryText: $('.pick span'),
+      camera,
+      cameraPick: $('.camera'),
+      cameraText: $('.camera span'),
       go: /** @type {HTMLButtonElement} */ ($('.go')),
       preview: /** @type {HTMLImageElement} */ ($('.preview')),
-      progress: $('progress'),
+      wait: $('.wait'),
+      progress: /** @type {HTMLProgressElement} */ ($('progress')),
+      time: $('.time'),
+      cancel: /** @type {HTMLButtonElement} */ ($('.cancel')),
       status: $('.status'),
       error: $('.error'),
       figure: $('figure'),
       result: /** @type {HTMLImageElement} */ ($('.result')),
       caption: $('figcaption'),
-      details: $('small'),
       copy: /** @type {HTMLButtonElement} */ ($('.copy')),
+      debug: $('.debug'),
     }
-    const { open, dialog, close, input, go, copy } = this.ui
+    const { open, dialog, close, go, cancel, copy } = this.ui
     open.addEventListener('click', () => this.openDialog())
     close.addEventListener('click', () => dialog.close())
     // A click on the backdrop lands on the dialog element itself.
     dialog.addEventListener('click', (event) => event.target === dialog && dialog.close())
-    dialog.addEventListener('close', () => open.focus())
-    input.addEventListener('change', () => {
-      this.#choose(input.files?.[0])
-      input.value = '' // so that choosing the same file again is a change too
+    dialog.addEventListener('close', () => {
+      this.#call?.abort() // nobody is left to see the result
+      open.focus()
     })
+    for (const input of [library, camera]) {
+      input.addEventListener('change', () => {
+        this.#choose(input.files?.[0])
+        input.value = '' // so that choosing the same file again is a change too
+      })
+    }
     go.addEventListener('click', () => this.#send())
+    cancel.addEventListener('click', () => this.#call?.abort())
     copy.addEventListener('click', () => this.#copyLink())
   }
 
@@ -275,41 +397,56 @@ export class TryOnButton extends HTMLElement {
     return this.getAttribute('product-type') === 'wedding-dress'
   }
 
+  /** The usual wait in seconds: the `expected-seconds` attribute when it is a sensible number. */
+  get #expectedSeconds() {
+    const seconds = Math.round(Number(this.getAttribute('expected-seconds')))
+    return seconds > 0 && seconds <= 600 ? seconds : EXPECTED_SECONDS
+  }
+
   openDialog() {
+    // Phones and tablets (a coarse pointer) also get their camera; a desktop's file dialog would ignore `capture`.
+    this.ui.cameraPick.hidden = !matchMedia('(pointer: coarse)').matches
     this.ui.dialog.showModal()
   }
 
   #renderText() {
     const t = this.#t
-    const { label, title, close, intro, pick, preview, result, go, copy } = this.ui
+    const { label, title, close, intro, libraryText, cameraText, preview, result, go, cancel, copy } = this.ui
     label.textContent = t.open
     title.textContent = t.open
     close.setAttribute('aria-label', t.close)
     close.textContent = '×'
     intro.textContent = this.#isBridal ? `${t.intro} ${t.bridal}` : t.intro
-    pick.textContent = t.pick
+    libraryText.textContent = t.library
+    cameraText.textContent = t.camera
     preview.alt = t.preview
     result.alt = t.result
+    cancel.textContent = t.cancel
     copy.textContent = t.copy
-    if (!this.#busy) go.textContent = this.ui.error.textContent ? t.retry : t.go
+    if (!this.#call) go.textContent = this.ui.error.textContent ? t.retry : t.go
   }
 
   /** @param {TryOnFailure} failure */
   #fail(failure) {
-    const { error, go, input } = this.ui
-    error.textContent = errorMessage(this.language, failure.status, failure.errorCode)
+    const { error, go, library } = this.ui
+    error.textContent = errorMessage(this.language, failure.status, failure.errorCode, failure.error, this.#isBridal)
+    this.#debug(failure)
     // Only a network failure, a conflict or a server error can go better the second time.
     go.hidden = !(failure.status === 0 || failure.status === 409 || failure.status >= 500)
     go.textContent = this.#t.retry
-    ;(go.hidden ? input : go).focus()
+    ;(go.hidden ? library : go).focus()
+  }
+
+  /** @param {TryOnSuccess | TryOnFailure} outcome */
+  #debug(outcome) {
+    this.ui.debug.textContent = this.hasAttribute('debug') ? debugLine(outcome) : ''
   }
 
   /** @param {File | undefined} file */
   async #choose(file) {
-    const { preview, go, error, figure, status } = this.ui
+    const { preview, go, error, figure, status, debug } = this.ui
     if (!file) return
-    error.textContent = ''
-    status.textContent = ''
+    error.textContent = status.textContent = debug.textContent = ''
     figure.hidden = true
     try {
       this.#photo = await photoToDataUri(file)
@@ -320,39 +457,63 @@ export class TryOnButton extends HTMLElement {
       return
     }
     preview.src = this.#photo
+    this.#photoStep()
+  }
+
+  /** The chosen photo, ready to send (again). */
+  #photoStep() {
+    const { preview, go } = this.ui
     preview.hidden = go.hidden = false
     go.textContent = this.#t.go
     go.focus()
   }
 
   async #send() {
-    if (!this.#photo || this.#busy) return
+    if (!this.#photo || this.#call) return
     const t = this.#t
-    const { dialog, go, input, progress, status, error, figure } = this.ui
-    this.#busy = go.disabled = input.disabled = true
+    const { dialog, go, library, camera, wait, progress, time, cancel, status, error, figure, debug } = this.ui
+    const call = new AbortController()
+    this.#call = call
+    go.disabled = library.disabled = camera.disabled = true
     dialog.setAttribute('aria-busy', 'true')
-    progress.hidden = false
+    wait.hidden = false
     status.textContent = t.working
-    error.textContent = ''
+    error.textContent = debug.textContent = ''
     figure.hidden = true
+    cancel.focus()
+    const started = Date.now()
+    const usual = this.#expectedSeconds
+    const tick = () => {
+      const seconds = Math.floor((Date.now() - started) / 1000)
+      progress.max = usual
+      // Past the usual wait the bar cannot say how much is left: it turns indeterminate.
+      if (seconds < usual) progress.value = seconds
+      else progress.removeAttribute('value')
+      time.textContent = seconds < usual ? t.waited(seconds, usual) : t.longer(seconds)
+    }
+    tick()
+    const ticking = setInterval(tick, 1000)
     /** @type {TryOnSuccess | TryOnFailure} */
     let outcome
     try {
-      outcome = await this.#call(this.#photo)
+      outcome = await this.#post(this.#photo, call.signal)
     } finally {
+      clearInterval(ticking)
       // Enabled again before the outcome is shown: a disabled control cannot take the focus.
-      this.#busy = go.disabled = input.disabled = false
+      this.#call = null
+      go.disabled = library.disabled = camera.disabled = false
       dialog.removeAttribute('aria-busy')
-      progress.hidden = true
+      wait.hidden = true
+      status.textContent = ''
     }
+    if (call.signal.aborted) return this.#photoStep()
     if ('resultUrl' in outcome) return this.#show(outcome)
-    status.textContent = ''
     this.#fail(outcome)
     this.#emit('tryon-error', outcome)
   }
 
-  /** @param {string} userPhoto @returns {Promise<TryOnSuccess | TryOnFailure>} */
-  async #call(userPhoto) {
+  /** @param {string} userPhoto @param {AbortSignal} signal @returns {Promise<TryOnSuccess | TryOnFailure>} */
+  async #post(userPhoto, signal) {
     const endpoint = this.endpoint
     if (!endpoint) return { status: 0, errorCode: 'endpoint_missing', error: 'The endpoint attribute is missing', body: null }
     const product = this.getAttribute('product-image') || ''
@@ -373,7 +534,7 @@ export class TryOnButton extends HTMLElement {
     }
     let response
     try {
-      response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'omit' })
+      response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'omit', signal })
     } catch {
       return { status: 0, errorCode: 'network_error', error: 'The try-on service could not be reached', body: null }
     }
@@ -389,18 +550,17 @@ export class TryOnButton extends HTMLElement {
 
   /** @param {TryOnSuccess} outcome */
   #show(outcome) {
-    const t = this.#t
-    const { result, figure, caption, details, status, preview, go, copy } = this.ui
-    const bridal = outcome.bridal
+    const { result, figure, caption, preview, go, copy } = this.ui
+    const shown = resultMessage(this.language, outcome, this.#isBridal)
     // No shortId (a wedding-dress train that did not come out): nothing to share.
     this.#link = outcome.shortId && this.endpoint ? shareLink(this.endpoint, outcome.shortId) : null
-    copy.hidden = !this.#link
+    copy.hidden = !this.#link || !shown.image
     // The result takes the photo's place; choosing another photo brings the photo back.
     preview.hidden = go.hidden = true
-    result.src = outcome.resultUrl
-    caption.textContent = bridal ? `${t.done} ${t[/** @type {keyof Messages} */ (bridal.reason)] ?? ''}` : t.done
-    details.textContent = bridal ? t.details(bridal.trainScore === null ? '—' : bridal.trainScore.toFixed(2), outcome.creditsCharged) : ''
-    status.textContent = '' // the caption, which takes the focus, says it
+    result.hidden = !shown.image
+    if (shown.image) result.src = outcome.resultUrl
+    caption.textContent = shown.text
+    this.#debug(outcome)
     figure.hidden = false
     caption.focus()
     this.#emit('tryon-result', outcome)

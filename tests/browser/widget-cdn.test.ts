@@ -126,7 +126,7 @@ describe('the widget loaded from a CDN or from Storage, in Chromium', () => {
   async function tryOn(page: Page) {
     await page.getByRole('button', { name: 'Try it on' }).click()
     await page
-      .locator('tryon-button input[type=file]')
+      .locator('tryon-button input[type=file]:not([capture])')
       .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(photo.bytes) })
     const answered = page.waitForResponse(
       (response) => response.url().includes('/functions/v1/tryon-api') && response.request().method() === 'POST',
