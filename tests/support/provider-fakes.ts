@@ -136,7 +136,8 @@ export interface FashnFake extends FakeServer {
 export async function startFashnFake(output: Uint8Array, options: { record?: boolean } = {}): Promise<FashnFake> {
   const outputPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
   const fake = (await startFakeServer((f) => {
-    f.script('POST', '/v1/run', fashn.submitted())
+    f.script('POST', '/v1/run', fashn.checkedRun())
+    f.script('GET', '/v1/credits', fashn.credits(234, 100))
     f.script(
       'GET',
       `/v1/status/${FASHN_PREDICTION}`,
