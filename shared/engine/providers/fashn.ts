@@ -109,7 +109,7 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
   /**
    * Try-On Max (docs.fashn.ai/api-reference/tryon-max): `product_image`, not `garment_image`, and no `category` (it
    * reads shoes, hats, jewellery and bags as well as clothing). Of its optional inputs: the shop's description as a
-   * `prompt`, the 1k `resolution` and `balanced` mode (its fastest and cheapest documented pair), one image.
+   * `prompt`, the 1k `resolution` (the fewest credits and seconds) in `balanced` mode, one image.
    */
   function maxInputs(request: TryOnRequest, person: PreparedImage, garment: PreparedImage): Record<string, unknown> {
     const description = productDescription(request.clothingType)
