@@ -19,19 +19,19 @@ export function createEngineChain(engines: TryOnEngine[], options: { budgetMs: n
       for (const [index, engine] of engines.entries()) {
         const last = index === engines.length - 1
         const endsAt = now() + share
-        // A timer of our own, not AbortSignal.timeout: Node holds a timeout signal weakly, and one kept only by
-        // AbortSignal.any can be collected before it fires, leaving a hanging engine the whole deadline (nodejs/node#57736).
-        const shareOver = new AbortController()
-        const timer = last
-          ? undefined
-          : setTimeout(() => shareOver.abort(new DOMException('its share of the budget is spent', 'TimeoutError')), share)
-        const signal = last ? request.signal : AbortSignal.any([shareOver.signal, ...(request.signal ? [request.signal] : [])])
+        // A timer we hold and clear: Node 20 may collect an AbortSignal.timeout that only AbortSignal.any refers to,
+        // and then the share never ends (nodejs/node#57736).
+        const shareEnded = new AbortController()
+        const timer = last ? undefined : setTimeout(() => shareEnded.abort(new DOMException('the share ended', 'TimeoutError')), share)
+        const signal = last ? request.signal : AbortSignal.any([shareEnded.signal, ...(request.signal ? [request.signal] : [])])
         const remainingMs = last ? request.remainingMs : () => Math.min(endsAt - now(), request.remainingMs?.() ?? Infinity)
-        outcome = await engine.generate({ ...request, signal, remainingMs })
-        // A result still streaming from the provider stays under this engine's share, as it was generated under it.
+        try {
+          outcome = await engine.generate({ ...request, signal, remainingMs })
+        } finally {
+          clearTimeout(timer)
+        }
         if (outcome.kind === 'generated')
           return { kind: 'generated', image: { ...outcome.image, engine: outcome.image.engine ?? engine.name } }
-        clearTimeout(timer)
         if (outcome.kind !== 'failed' || last || request.signal?.aborted) return outcome
         options.log({
           level: 'warn',
