@@ -9,6 +9,7 @@ import type { ResultStore } from '../shared/storage/result-store.ts'
 import { passwordFile } from '../devstack/embedded-postgres.ts'
 import { duration, integer, UsageError, uuid } from './args.ts'
 import { resultStoreFromEnv } from './store.ts'
+import { runEnginesCheck } from './engines.ts'
 import { runTryOns } from './tryons.ts'
 import { GROUPINGS, usageCsv, usageReport } from './usage.ts'
 
@@ -35,6 +36,10 @@ const USAGE = `Usage: npm run --silent admin -- <command>
       Removes images of try-ons deleted with SQL alone (tryon.delete_tryon) from the store.
   usage --account ACCOUNT_ID [--from DAY] [--to DAY] --by ${GROUPINGS.join('|')} [--csv]
       Try-ons, credits charged and refunded, and wedding-dress verdicts per group; days in UTC, both included.
+  engines check [--json]
+      Every configured engine and judge: free calls proving the credentials and the model, and the model's shutdown
+      date; a table (JSON with --json), exit 1 when one cannot serve. Reads the engine settings from the environment;
+      needs no database.
 
 Connects to DATABASE_URL (default: the dev stack's embedded database on 127.0.0.1:DB_PORT (54322), with the
 password the dev stack keeps in TRYON_DATA_DIR (.tryon)/db-password). Prints JSON (usage --csv: CSV).
@@ -212,6 +217,19 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
   }
 }
 
+/** Commands that need no database: their exit code, or undefined for every other command. */
+async function runWithoutDatabase(argv: string[]): Promise<number | undefined> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { json: { type: 'boolean' } } })
+  switch (positionals.slice(0, 2).join(' ')) {
+    case 'engines check':
+      if (positionals.length > 2) throw new UsageError('engines check takes no arguments')
+      return runEnginesCheck({ json: values.json === true }, process.env, { write: (text) => process.stdout.write(text) })
+    default:
+      if (positionals[0] === 'engines') throw new UsageError(`unknown command: ${positionals.join(' ')}`)
+      return undefined
+  }
+}
+
 /** The dev stack's embedded database, with the password `npm start` keeps in its data folder. */
 async function devStackDatabaseUrl(): Promise<string> {
   const file = passwordFile(resolve(process.env.TRYON_DATA_DIR || '.tryon'))
@@ -229,6 +247,14 @@ async function main(): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE)
     return 0
+  }
+  try {
+    const exitCode = await runWithoutDatabase(argv)
+    if (exitCode !== undefined) return exitCode
+  } catch (error) {
+    console.error(JSON.stringify({ error: (error as Error).message }))
+    if (error instanceof UsageError) console.error(USAGE)
+    return error instanceof UsageError ? 2 : 1
   }
   let url: string
   try {

@@ -25,6 +25,7 @@ import { random } from '../devstack/samples/drawing.ts'
 import { drawShopper } from '../devstack/samples/shopper-photo.ts'
 import { encodeJpeg } from '../shared/engine/local/codecs/jpeg-encoder.ts'
 import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
+import { DEFAULT_MODELS } from '../shared/engine/providers/settings.ts'
 import { encodeBase64 } from '../shared/images/base64.ts'
 import { createKey, createTestDatabase } from '../tests/support/database.ts'
 import { startFakeStorage } from '../tests/support/fake-storage.ts'
@@ -234,7 +235,7 @@ async function main() {
     fashnFake.script('GET', `/v1/status/${FASHN_PREDICTION}`, fashn.completed(fashnFake.outputUrl))
     const googleFake = await startFakeServer(
       (f) => {
-        f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.image(result, { mimeType: 'image/jpeg' }))
+        f.script('POST', geminiPath(DEFAULT_MODELS.GEMINI_MODEL), gemini.image(result, { mimeType: 'image/jpeg' }))
         f.script('POST', vertexPredictPath('bench-project', 'us-central1'), vertex.image(result))
       },
       { record: false },

@@ -53,7 +53,8 @@ export interface Settings {
   clientAddress: { header: string; secret?: string }
 }
 
-export function readSettings(env: Env): Settings {
+/** `now` picks the models left to their defaults: one past its shutdown day gives way to its successor. */
+export function readSettings(env: Env, now: number = Date.now()): Settings {
   const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -72,7 +73,7 @@ export function readSettings(env: Env): Settings {
     },
     bucket: e.TRYON_BUCKET,
     engine: e.TRYON_ENGINE,
-    providers: providerSettingsOf(e.TRYON_ENGINE, e),
+    providers: providerSettingsOf(e.TRYON_ENGINE, e, now),
     storage: e.TRYON_STORAGE,
     allowPrivateImageHosts: e.TRYON_ALLOW_PRIVATE_IMAGE_HOSTS,
     publicBaseUrl: e.PUBLIC_BASE_URL,

@@ -3,13 +3,15 @@ import { createPostgresBilling } from './billing/store.ts'
 import { createGeminiTrainScorer, createVertexTrainScorer } from './bridal/gemini-scorer.ts'
 import { createLocalPretreatment, TRAIN_GUIDANCE } from './bridal/local-pretreatment.ts'
 import { createLocalTrainScorer } from './bridal/local-scorer.ts'
-import type { BridalSteps, TrainScorer } from './bridal/ports.ts'
+import type { BridalSteps, TrainGuidance, TrainScorer } from './bridal/ports.ts'
+import { watchedScorer } from './bridal/watched-scorer.ts'
 import type { Settings } from './config.ts'
 import type { Deps } from './deps.ts'
 import { jsonLogger, type Logger } from './log.ts'
 import { createLocalEngine } from './engine/local/index.ts'
 import { serviceAccountTokens, staticAccessToken } from './engine/providers/google-auth.ts'
 import { createLiveEngine, providerRuntime } from './engine/providers/index.ts'
+import { vertexModelKind } from './engine/providers/settings.ts'
 import { createImageFetcher } from './images/fetch.ts'
 import { createClientIdentity, headerAddress, type ClientAddressSource } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
@@ -31,22 +33,42 @@ export interface Platform {
   log?: Logger
 }
 
-/** The judge TRYON_TRAIN_SCORER names (auto already resolved by the settings); undefined for the local scorer. */
+/**
+ * The judge TRYON_TRAIN_SCORER names (auto already resolved by the settings), its model watched against the
+ * lifecycle table; undefined for the local scorer.
+ */
 function liveTrainScorer(providers: Settings['providers'], runtime: ReturnType<typeof providerRuntime>): TrainScorer | undefined {
   if (providers.trainScorer === 'gemini' && providers.gemini) {
-    return createGeminiTrainScorer({ ...providers.gemini, model: providers.gemini.scorerModel }, runtime)
+    const model = providers.gemini.scorerModel
+    return watchedScorer(
+      createGeminiTrainScorer({ ...providers.gemini, model }, runtime),
+      { setting: 'GEMINI_SCORER_MODEL', platform: 'gemini-api', model },
+      runtime,
+    )
   }
   if (providers.trainScorer === 'vertex' && providers.vertex) {
     const vertex = providers.vertex
     const tokens = vertex.serviceAccount
       ? serviceAccountTokens(vertex.serviceAccount, runtime)
       : staticAccessToken(vertex.accessToken ?? '')
-    return createVertexTrainScorer(
-      { project: vertex.project, location: vertex.location, model: vertex.scorerModel, baseUrl: vertex.baseUrl, tokens },
+    const model = vertex.scorerModel
+    return watchedScorer(
+      createVertexTrainScorer(
+        { project: vertex.project, location: vertex.geminiLocation, model, baseUrl: vertex.baseUrl, tokens },
+        runtime,
+      ),
+      { setting: 'VERTEX_SCORER_MODEL', platform: 'vertex-ai', model },
       runtime,
     )
   }
   return undefined
+}
+
+/** What the first engine does with a train: Vertex AI running a Gemini image model takes it in words, as Gemini does. */
+function trainGuidanceOf(providers: Settings['providers']): TrainGuidance {
+  const first = providers.engines[0]
+  if (first === 'vertex' && providers.vertex && vertexModelKind(providers.vertex.model) === 'gemini') return TRAIN_GUIDANCE.gemini
+  return TRAIN_GUIDANCE[first] ?? 'none'
 }
 
 /** Builds the handler's dependencies from settings and a platform's adapters; each entry point calls this once. */
@@ -77,7 +99,7 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   // What the pre-treatment supplies depends on the engine that will run first (README "Wedding-dress mode, per engine").
   const liveLocal = gatedBridalSteps(
     {
-      pretreatment: createLocalPretreatment({ guidance: TRAIN_GUIDANCE[providers.engines[0]] ?? 'none' }),
+      pretreatment: createLocalPretreatment({ guidance: trainGuidanceOf(providers) }),
       scorer: createLocalTrainScorer(),
     },
     localWork,

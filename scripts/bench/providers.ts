@@ -5,6 +5,7 @@
  * (tests/support/provider-fakes.ts); nothing is recorded, so a long run does not fill the parent's memory.
  */
 import { defaultPolling } from '../../shared/engine/providers/fashn.ts'
+import { DEFAULT_MODELS } from '../../shared/engine/providers/settings.ts'
 import { makeShopperPhoto } from '../../tests/support/images.ts'
 import { gemini, geminiPath, startFakeServer, vertex, vertexPredictPath, type FakeServer } from '../../tests/support/provider-fakes.ts'
 
@@ -32,7 +33,7 @@ export async function startLatencyFakes(latencyMs = 3_000): Promise<LatencyFakes
     (f) => {
       f.script(
         'POST',
-        geminiPath('gemini-2.5-flash-image'),
+        geminiPath(DEFAULT_MODELS.GEMINI_MODEL),
         async () => (await sleep(latencyMs), gemini.image(result, { mimeType: 'image/jpeg' })),
       )
       f.script('POST', vertexPredictPath('bench-project', 'us-central1'), async () => (await sleep(latencyMs), vertex.image(result)))

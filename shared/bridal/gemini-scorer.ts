@@ -3,6 +3,7 @@ import { readImageHeader } from '../images/sniff.ts'
 import type { GeneratedImage, InputImage } from '../engine/types.ts'
 import { generateContent, inlineImagePart, readReply, replyText, type GeminiConfig } from '../engine/providers/gemini-wire.ts'
 import type { AccessTokenSource } from '../engine/providers/google-auth.ts'
+import { modelNotFound } from '../engine/providers/google-rpc.ts'
 import { excerpt, ProviderError, requestJson, type JsonAnswer, type RetryPolicy } from '../engine/providers/http.ts'
 import { prepareInput, type InputPolicy, type PreparedImage } from '../engine/providers/images.ts'
 import type { ProviderRuntime } from '../engine/providers/runtime.ts'
@@ -10,16 +11,16 @@ import { vertexModelUrl } from '../engine/providers/vertex.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
 
 export interface GeminiScorerConfig extends GeminiConfig {
-  /** A vision model with JSON output, e.g. gemini-2.5-flash. */
+  /** A vision model with structured output, e.g. gemini-3.5-flash. */
   model: string
 }
 
 export interface VertexScorerConfig {
   project: string
   location: string
-  /** A Gemini model on Vertex AI, e.g. gemini-2.5-flash. */
+  /** A Gemini model on Vertex AI, e.g. gemini-3.5-flash. */
   model: string
-  /** https://{location}-aiplatform.googleapis.com unless a proxy or a test fake stands in. */
+  /** https://{location}-aiplatform.googleapis.com (no prefix for `global`) unless a proxy or a test fake stands in. */
   baseUrl?: string
   tokens: AccessTokenSource
 }
@@ -103,18 +104,27 @@ export function answersOf(text: string): JudgeAnswers | undefined {
   return r as unknown as JudgeAnswers
 }
 
-/** The three images and the questions, with the answers' schema: one request body for either endpoint. */
-function judgeRequest(images: PreparedImage[], part: (image: PreparedImage) => Record<string, unknown>) {
+/**
+ * The three images and the questions, with the answers' schema: one request body for either endpoint. Gemini 3
+ * models think at `high` unless told; `low` "minimizes latency and cost" (ai.google.dev/gemini-api/docs/gemini-3,
+ * thinking_level), enough for literal questions. Older models take a thinking budget instead and refuse the level.
+ */
+function judgeRequest(model: string, images: PreparedImage[], part: (image: PreparedImage) => Record<string, unknown>) {
   return {
     contents: [{ role: 'user', parts: [{ text: RUBRIC }, ...images.map(part)] }],
-    generationConfig: { temperature: 0, responseMimeType: 'application/json', responseSchema: ANSWER_SCHEMA },
+    generationConfig: {
+      temperature: 0,
+      responseMimeType: 'application/json',
+      responseSchema: ANSWER_SCHEMA,
+      ...(/^gemini-3/.test(model) && { thinkingConfig: { thinkingLevel: 'low' } }),
+    },
   }
 }
 
 type Transport = (body: (part: (image: PreparedImage) => Record<string, unknown>) => unknown, signal?: AbortSignal) => Promise<JsonAnswer>
 
-function createJudge(name: string, runtime: ProviderRuntime, send: Transport): TrainScorer {
-  const unavailable = (reason: string, detail: Record<string, unknown> = {}): ScoreOutcome => {
+function createJudge(name: string, model: string, runtime: ProviderRuntime, send: Transport): TrainScorer {
+  const unavailable = (reason: string, detail: Record<string, unknown> = {}): Extract<ScoreOutcome, { kind: 'unavailable' }> => {
     runtime.log({ level: 'warn', msg: `${name} train judge unavailable`, reason, ...detail })
     return { kind: 'unavailable', reason: `${name} judge: ${reason}` }
   }
@@ -129,7 +139,9 @@ function createJudge(name: string, runtime: ProviderRuntime, send: Transport): T
           prepareInput(garment, 'productImage', SCORER_INPUT),
           prepareInput(generated, 'userPhoto', SCORER_INPUT),
         ]
-        const answer = await send((p) => judgeRequest(images, p), signal)
+        const answer = await send((p) => judgeRequest(model, images, p), signal)
+        if (modelNotFound(answer))
+          return { ...unavailable('the model is not served (404 NOT_FOUND)', { provider: excerpt(answer.body) }), modelNotServed: true }
         if (answer.status !== 200) return unavailable(`HTTP ${answer.status}`, { provider: excerpt(answer.body) })
         const reply = readReply(answer.body)
         if (reply.kind === 'blocked') return unavailable(`blocked (${reply.reason})`)
@@ -155,7 +167,7 @@ function createJudge(name: string, runtime: ProviderRuntime, send: Transport): T
  * `unavailable`: trainScore null, charged in full as the spec requires.
  */
 export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: ProviderRuntime): TrainScorer {
-  return createJudge('gemini', runtime, (body, signal) =>
+  return createJudge('gemini', config.model, runtime, (body, signal) =>
     generateContent(runtime, config, {
       provider: 'gemini-judge',
       model: config.model,
@@ -179,7 +191,7 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
 export function createVertexTrainScorer(config: VertexScorerConfig, runtime: ProviderRuntime): TrainScorer {
   const url = vertexGenerateContentUrl(config)
   const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) } })
-  return createJudge('vertex', runtime, async (body, signal) => {
+  return createJudge('vertex', config.model, runtime, async (body, signal) => {
     const call = async () =>
       requestJson(runtime, {
         provider: 'vertex-judge',

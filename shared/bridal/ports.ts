@@ -47,7 +47,8 @@ export interface TrainScorer {
   }): Promise<ScoreOutcome>
 }
 
-export type ScoreOutcome = { kind: 'scored'; score: number } | { kind: 'unavailable'; reason: string }
+/** `modelNotServed`: the judge's model is retired or its provider answered 404 NOT_FOUND for it (a configuration error). */
+export type ScoreOutcome = { kind: 'scored'; score: number } | { kind: 'unavailable'; reason: string; modelNotServed?: boolean }
 
 /** The two bridal steps around generation, as one pair per key mode (like the engines). */
 export interface BridalSteps {

@@ -74,8 +74,12 @@ export type EngineOutcome<Image extends ResultImage = ResultImage> =
   | { kind: 'generated'; image: Image }
   | { kind: 'rejected'; reason: string }
   | { kind: 'invalid_input'; reason: string }
-  /** `outage`: the provider could not be reached, timed out or answered 429/5xx (what a circuit breaker counts). */
-  | { kind: 'failed'; reason: string; outage?: boolean }
+  /**
+   * `outage`: the provider could not be reached, timed out or answered 429/5xx (what a circuit breaker counts).
+   * `modelNotServed`: the configured model is retired or the provider answered 404 NOT_FOUND for it: a configuration
+   * error, not retried, and the breaker opens at once.
+   */
+  | { kind: 'failed'; reason: string; outage?: boolean; modelNotServed?: boolean }
 
 /** Every outcome but an image: what any engine may answer. */
 export type NoImageOutcome = Exclude<EngineOutcome, { kind: 'generated' }>

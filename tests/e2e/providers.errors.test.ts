@@ -35,7 +35,7 @@ const standard = {
   productImage: encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [240, 200, 20], width: 160, height: 160, format: 'png' }).bytes),
   clothingType: 'T-shirt',
 }
-const IMAGE_MODEL = 'gemini-2.5-flash-image'
+const IMAGE_MODEL = 'gemini-3.1-flash-image'
 const statusPath = `/v1/status/${FASHN_PREDICTION}`
 
 interface ProviderStack {
@@ -173,6 +173,33 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
   })
 
   it.each<[string, FakeReply]>([
+    ['"is no longer available"', gemini.modelGone(IMAGE_MODEL)],
+    ['"is not found for API version v1beta"', gemini.modelUnknown(IMAGE_MODEL)],
+  ])(
+    'a 404 NOT_FOUND %s for the model: not retried, FASHN delivers, and Gemini is skipped from then on; the log says what to set',
+    async (_, reply) => {
+      geminiFake.script('POST', geminiPath(IMAGE_MODEL), reply)
+      const first = await s.t.createKey({ credits: 1, mode: 'live' })
+      expectDelivered(await s.post(first), 0)
+      expect([geminiCalls(), fashnRuns()]).toEqual([1, 1])
+      expect(s.sleeps.filter((ms) => ms < 1000)).toEqual([])
+      await s.expectSettled(first, { engine: 'fashn', balance: 0 })
+      expect(s.t.logs).toContainEqual(
+        expect.objectContaining({
+          msg: 'configured model is not served',
+          setting: 'GEMINI_MODEL',
+          model: IMAGE_MODEL,
+          answered: '404 NOT_FOUND',
+        }),
+      )
+      // The breaker opened at once: the next try-on goes straight to FASHN.
+      const second = await s.t.createKey({ credits: 1, mode: 'live' })
+      expectDelivered(await s.post(second), 0)
+      expect([geminiCalls(), fashnRuns()]).toEqual([1, 2])
+    },
+  )
+
+  it.each<[string, FakeReply]>([
     ['NO_IMAGE', gemini.finished('NO_IMAGE')],
     ['OTHER', gemini.finished('OTHER')],
     ['IMAGE_OTHER', gemini.finished('IMAGE_OTHER', 'Unable to show the generated image.')],
@@ -278,6 +305,31 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
     expect(calls()).toBe(6)
     expect(s.sleeps).toEqual([1500, 3000, 6000, 12000, 12000])
     await s.expectSettled(key, { engine: 'vertex', balance: 0 })
+  })
+
+  it('virtual-try-on-001 from its shutdown day (2027-01-20): never called, 500 generation_failed at once, refunded; the log says what to set', async () => {
+    const untilShutdown = Date.parse('2027-01-20T00:00:00Z') - Date.parse('2026-11-23T10:00:00Z')
+    s.advance(untilShutdown)
+    try {
+      const key = await s.t.createKey({ credits: 1, mode: 'live' })
+      const res = await s.post(key)
+      expectErrorBody(res, 500, 'generation_failed')
+      expect(res.body.error).not.toContain('VERTEX_MODEL')
+      expect(calls()).toBe(0)
+      await s.expectSettled(key, { engine: null, balance: 1 })
+      expect(s.t.logs).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          msg: 'configured model is not served',
+          setting: 'VERTEX_MODEL',
+          model: 'virtual-try-on-001',
+          since: '2027-01-20',
+          successor: 'gemini-3.1-flash-image',
+        }),
+      )
+    } finally {
+      s.advance(-untilShutdown)
+    }
   })
 })
 

@@ -14,6 +14,7 @@ import {
   startFakeServer,
   startFashnFake,
   vertex,
+  vertexGenerateContentPath,
   vertexPredictPath,
   verifyJwt,
   type FakeServer,
@@ -37,8 +38,8 @@ const wedding = {
   locale: 'fr',
 }
 const statusPath = `/v1/status/${FASHN_PREDICTION}`
-const IMAGE_MODEL = 'gemini-2.5-flash-image'
-const JUDGE_MODEL = 'gemini-2.5-flash'
+const IMAGE_MODEL = 'gemini-3.1-flash-image'
+const JUDGE_MODEL = 'gemini-3.5-flash'
 
 interface TryOnRow {
   status: string
@@ -501,5 +502,114 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
     expect(geminiFake.requests).toHaveLength(1)
     expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
     await x.expectBalanced(key, 1)
+  })
+})
+
+describe('Gemini on Vertex AI (VERTEX_MODEL=gemini-3.1-flash-image) with a judge whose model is gone (VERTEX_SCORER_MODEL=gemini-2.5-flash)', () => {
+  let t: TestStack
+  let fake: FakeServer
+  const x = expectations(() => t)
+  const imagePath = vertexGenerateContentPath('test-project', 'global', IMAGE_MODEL)
+  const judgePath = vertexGenerateContentPath('test-project', 'global', 'gemini-2.5-flash')
+  beforeAll(async () => {
+    fake = await startFakeServer((f) => {
+      f.script('POST', imagePath, gemini.image(providerResult))
+      f.script('POST', judgePath, vertex.modelNotFound('test-project', 'global', 'gemini-2.5-flash'))
+    })
+    t = await startTestStack({
+      env: {
+        TRYON_ENGINE: 'vertex',
+        TRYON_TRAIN_SCORER: 'vertex',
+        VERTEX_PROJECT: 'test-project',
+        VERTEX_MODEL: IMAGE_MODEL,
+        VERTEX_SCORER_MODEL: 'gemini-2.5-flash',
+        VERTEX_BASE_URL: fake.url,
+        VERTEX_ACCESS_TOKEN: 'ya29.given',
+      },
+    })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+  beforeEach(() => fake.reset())
+  const post = (key: CreatedKey, body: unknown = standard) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
+
+  it('generates through :generateContent at location global (never :predict), stores the result, 1 credit', async () => {
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await post(key)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    await x.expectStoredResult(res)
+    expect(fake.requestsTo(imagePath, 'POST')).toHaveLength(1)
+    expect(fake.requests.map((r) => r.path)).toEqual([imagePath])
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'vertex' })
+  })
+
+  it('a wedding dress: the train asked for in words, the gone judge never called, delivered and charged 2 (score unavailable), and loud in the log', async () => {
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await post(key, wedding)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } })
+    const prompt = fake.requestsTo(imagePath)[0].json.contents[0].parts[0].text
+    expect(prompt).toMatch(/full train spread out on the floor .* reaching about \d+% of the person's height beyond the feet/)
+    expect(fake.requestsTo(judgePath)).toHaveLength(0)
+    await x.expectBalanced(key, 0)
+    expect(t.logs).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'train judge not called: its model is not served; this wedding dress is billed without a train score',
+        setting: 'VERTEX_SCORER_MODEL',
+        model: 'gemini-2.5-flash',
+        notice: expect.stringContaining('set VERTEX_SCORER_MODEL=gemini-3.5-flash'),
+      }),
+    )
+  })
+})
+
+describe('a retired image model in a chain (TRYON_ENGINE=gemini,fashn, GEMINI_MODEL=gemini-2.5-flash-image)', () => {
+  let t: TestStack
+  let geminiFake: FakeServer
+  let fashnFake: FashnFake
+  const x = expectations(() => t)
+  beforeAll(async () => {
+    geminiFake = await startFakeServer((f) =>
+      f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.modelGone('gemini-2.5-flash-image')),
+    )
+    fashnFake = await startFashnFake(providerResult)
+    t = await startTestStack({
+      env: {
+        TRYON_ENGINE: 'gemini,fashn',
+        GEMINI_API_KEY: 'AIza-live',
+        GEMINI_BASE_URL: geminiFake.url,
+        GEMINI_MODEL: 'gemini-2.5-flash-image',
+        FASHN_API_KEY: 'fa-live-key',
+        FASHN_BASE_URL: fashnFake.url,
+      },
+    })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await geminiFake?.close()
+    await fashnFake?.close()
+  })
+
+  it('says so at start-up, never calls Gemini, and FASHN delivers: 200, 1 credit, engine fashn', async () => {
+    expect(t.logs).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'configured model is not served',
+        setting: 'GEMINI_MODEL',
+        since: '2026-10-02',
+        notice: expect.stringContaining('set GEMINI_MODEL=gemini-3.1-flash-image'),
+      }),
+    )
+    fashnFake.script('GET', statusPath, fashn.completed(fashnFake.outputUrl))
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    await x.expectStoredResult(res)
+    expect(geminiFake.requests).toHaveLength(0)
+    expect(await x.latestTryOn(key)).toEqual({ status: 'succeeded', outcome: 'generated', credits_charged: 1, engine: 'fashn' })
+    await x.expectBalanced(key, 0)
   })
 })

@@ -136,7 +136,8 @@ export interface FashnFake extends FakeServer {
 export async function startFashnFake(output: Uint8Array, options: { record?: boolean } = {}): Promise<FashnFake> {
   const outputPath = `/cdn/${FASHN_PREDICTION}/output_0.jpg`
   const fake = (await startFakeServer((f) => {
-    f.script('POST', '/v1/run', fashn.submitted())
+    f.script('POST', '/v1/run', fashn.checkedRun())
+    f.script('GET', '/v1/credits', fashn.credits(234, 100))
     f.script(
       'GET',
       `/v1/status/${FASHN_PREDICTION}`,
@@ -152,8 +153,36 @@ export async function startFashnFake(output: Uint8Array, options: { record?: boo
   return fake
 }
 
+/**
+ * The inputs each FASHN model requires (docs.fashn.ai/api-reference/tryon-v1-6 and /tryon-max): v1.6 takes
+ * `garment_image` and a `category`; Try-On Max takes `product_image` and has no `category`. A run with the other
+ * model's inputs is refused as FASHN refuses a bad request: 400 with a string `error` and a `message`
+ * (docs.fashn.ai/api-overview/error-handling).
+ */
+const FASHN_INPUTS: Record<string, { required: string[]; refused: string[] }> = {
+  'tryon-v1.6': { required: ['model_image', 'garment_image'], refused: ['product_image'] },
+  'tryon-max': { required: ['model_image', 'product_image'], refused: ['garment_image', 'category'] },
+}
+
 export const fashn = {
   submitted: (id = FASHN_PREDICTION): FakeReply => ({ json: { id, error: null } }),
+  /** POST /v1/run that checks the model's documented inputs before issuing a prediction id. */
+  checkedRun:
+    (id = FASHN_PREDICTION) =>
+    (request: RecordedRequest): FakeReply => {
+      const rules = FASHN_INPUTS[request.json?.model_name]
+      if (!rules) return fashn.submitError(400, 'BadRequest', `Unknown model_name: ${request.json?.model_name}`)
+      const inputs = request.json.inputs ?? {}
+      const missing = rules.required.find((name) => typeof inputs[name] !== 'string')
+      if (missing) return fashn.submitError(400, 'BadRequest', `inputs.${missing} is required`)
+      const extra = rules.refused.find((name) => name in inputs)
+      if (extra) return fashn.submitError(400, 'BadRequest', `inputs.${extra} is not an input of ${request.json.model_name}`)
+      return fashn.submitted(id)
+    },
+  /** GET /v1/credits: the account's balance (docs.fashn.ai/api-reference/credits). */
+  credits: (total: number, subscription = 0): FakeReply => ({
+    json: { credits: { total, subscription, on_demand: total - subscription } },
+  }),
   /** A refused submit: no id, `error` is a string naming the error. */
   submitError: (status: number, name: string, message: string): FakeReply => ({ status, json: { error: name, message } }),
   status: (status: string): FakeReply => ({ json: { id: FASHN_PREDICTION, status, error: null } }),
@@ -176,14 +205,16 @@ export const gemini = {
         ? { inline_data: { mime_type: options.mimeType ?? 'image/png', data: encodeBase64(data) } }
         : { inlineData: { mimeType: options.mimeType ?? 'image/png', data: encodeBase64(data) } }
     const parts: unknown[] = [{ text: 'Here is the try-on.' }]
+    // Gemini 3 image models send interim images marked `thought: true` before the final one, and sign parts with a
+    // `thoughtSignature` (ai.google.dev/gemini-api/docs/image-generation, "Thinking process", "Thought signatures").
     if (options.thoughtImage) parts.push({ ...inline(options.thoughtImage), thought: true })
-    parts.push(inline(bytes))
+    parts.push(options.thoughtImage ? { ...inline(bytes), thoughtSignature: 'Cg0ICRIJc2lnbmF0dXJl' } : inline(bytes))
     const finish = options.snakeCase ? { finish_reason: 'STOP' } : { finishReason: 'STOP' }
     return {
       json: {
         candidates: [{ content: { role: 'model', parts }, ...finish, index: 0 }],
         usageMetadata: { promptTokenCount: 560, candidatesTokenCount: 1290, totalTokenCount: 1850 },
-        modelVersion: 'gemini-2.5-flash-image',
+        modelVersion: 'gemini-3.1-flash-image',
       },
     }
   },
@@ -191,7 +222,7 @@ export const gemini = {
     json: {
       promptFeedback: { blockReason },
       usageMetadata: { promptTokenCount: 12559, totalTokenCount: 12559 },
-      modelVersion: 'gemini-2.5-flash-image',
+      modelVersion: 'gemini-3.1-flash-image',
     },
   }),
   finished: (finishReason: string, finishMessage?: string): FakeReply => ({
@@ -226,6 +257,36 @@ export const gemini = {
     status: code,
     json: { error: { code, message, status, ...(details && { details }) } },
   }),
+  /**
+   * A model the Gemini API has shut down: 404 NOT_FOUND, "This model models/<id> is no longer available…", the
+   * wording reported for shut-down ids (../shared/reference/model-lifecycle.md).
+   */
+  modelGone: (model: string): FakeReply =>
+    gemini.error(
+      404,
+      'NOT_FOUND',
+      `This model models/${model} is no longer available. Please update your code to use a newer model for the latest features and improvements.`,
+    ),
+  /** An id the Gemini API never knew: 404 NOT_FOUND in its other wording. */
+  modelUnknown: (model: string): FakeReply =>
+    gemini.error(
+      404,
+      'NOT_FOUND',
+      `models/${model} is not found for API version v1beta, or is not supported for generateContent. ` +
+        'Call ListModels to see the list of available models and their supported methods.',
+    ),
+  /** GET /v1beta/models/{model}: the Model resource (ai.google.dev/api/models#Model), free of charge. */
+  model: (model: string, methods = ['generateContent', 'countTokens']): FakeReply => ({
+    json: {
+      name: `models/${model}`,
+      version: '001',
+      displayName: model,
+      description: `Stand-in for ${model}`,
+      inputTokenLimit: 131_072,
+      outputTokenLimit: 32_768,
+      supportedGenerationMethods: methods,
+    },
+  }),
   /** A 429 as the Gemini API answers it: the wait is a RetryInfo entry of error.details, with no Retry-After header. */
   quotaExceeded: (retryDelay: string): FakeReply =>
     gemini.error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
@@ -246,14 +307,34 @@ export const gemini = {
     ]),
 }
 
-// ---- Vertex AI: OAuth token endpoint and :predict on virtual-try-on-001 ----
+export const geminiModelPath = (model: string) => `/v1beta/models/${model}`
+
+/**
+ * The Gemini API's models on a fake: `served` answer generateContent with their reply and their metadata on GET;
+ * `gone` answer 404 NOT_FOUND "is no longer available" to both; any other id the "is not found" wording.
+ */
+export function scriptGeminiModels(fake: FakeServer, models: { served: Record<string, FakeReply>; gone?: string[] }): void {
+  const modelOf = (path: string) => decodeURIComponent(/^\/v1beta\/models\/([^/:?]+)/.exec(path)?.[1] ?? '')
+  const answer = (request: RecordedRequest, served: (model: string) => FakeReply): FakeReply => {
+    const model = modelOf(request.path)
+    if (models.gone?.includes(model)) return gemini.modelGone(model)
+    return model in models.served ? served(model) : gemini.modelUnknown(model)
+  }
+  fake.script('POST', /^\/v1beta\/models\/[^/:]+:generateContent$/, (request) => answer(request, (model) => models.served[model]))
+  fake.script('GET', /^\/v1beta\/models\/[^/:]+$/, (request) => answer(request, (model) => gemini.model(model)))
+}
+
+// ---- Vertex AI: OAuth token endpoint, :predict on virtual-try-on-001, :generateContent on Gemini ----
 
 export const vertexPredictPath = (project: string, location: string, model = 'virtual-try-on-001') =>
   `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:predict`
 
 /** Gemini on Vertex AI: the same request and answer bodies as the Gemini API, on a project's publisher model. */
-export const vertexGenerateContentPath = (project: string, location: string, model = 'gemini-2.5-flash') =>
+export const vertexGenerateContentPath = (project: string, location: string, model = 'gemini-3.5-flash') =>
   `/v1/projects/${project}/locations/${location}/publishers/google/models/${model}:generateContent`
+
+/** publishers.models.get (Vertex AI REST v1, ModelGardenService.GetPublisherModel): a model's metadata, free. */
+export const vertexPublisherModelPath = (model: string) => `/v1/publishers/google/models/${model}`
 
 export const vertex = {
   image: (bytes: Uint8Array): FakeReply => ({
@@ -263,6 +344,22 @@ export const vertex = {
   error: (code: number, status: string, message: string): FakeReply => ({ status: code, json: { error: { code, message, status } } }),
   token: (accessToken: string, expiresIn = 3599): FakeReply => ({
     json: { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer' },
+  }),
+  /** A retired or unknown model: 404 NOT_FOUND in Vertex AI's wording (seen in genkit-ai/genkit#4688). */
+  modelNotFound: (project: string, location: string, model: string): FakeReply =>
+    vertex.error(
+      404,
+      'NOT_FOUND',
+      `Publisher Model \`projects/${project}/locations/${location}/publishers/google/models/${model}\` was not found or your ` +
+        'project does not have access to it. Please ensure you are using a valid model version. For more information, see: ' +
+        'https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions',
+    ),
+  /** `:predict` on a Gemini model: refused (../shared/reference/model-lifecycle.md, Vertex AI). */
+  geminiOnPredict: (): FakeReply =>
+    vertex.error(400, 'FAILED_PRECONDITION', 'Gemini cannot be accessed through Vertex Predict/RawPredict API.'),
+  /** The PublisherModel resource (Vertex AI REST v1): name, version and launch stage. */
+  publisherModel: (model: string): FakeReply => ({
+    json: { name: `publishers/google/models/${model}`, versionId: '001', openSourceCategory: 'PROPRIETARY', launchStage: 'GA' },
   }),
 }
 

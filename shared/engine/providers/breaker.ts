@@ -6,9 +6,15 @@ export interface BreakerPolicy {
   failures: number
   /** How long an open circuit skips the provider before one request may probe it. */
   openMs: number
+  /**
+   * How long a provider that does not serve the configured model (a 404 NOT_FOUND, or a model past its shutdown day)
+   * is skipped: it opens the circuit at once, and waiting will not bring the model back; a deploy with the setting
+   * changed starts fresh isolates.
+   */
+  modelNotServedOpenMs: number
 }
 
-export const defaultBreaker: BreakerPolicy = { failures: 5, openMs: 30_000 }
+export const defaultBreaker: BreakerPolicy = { failures: 5, openMs: 30_000, modelNotServedOpenMs: 600_000 }
 
 /**
  * A circuit breaker around one provider. After `failures` consecutive outages the provider is skipped for
@@ -26,12 +32,22 @@ export function withCircuitBreaker(engine: TryOnEngine, options: { policy?: Brea
   /** When the open circuit lets a probe through; undefined while closed. */
   let openUntil: number | undefined
   let probing = false
+  /** Why the circuit is open: outages, or a model the provider does not serve. */
+  let openFor = ''
 
   function record(outcome: EngineOutcome, probe: boolean): void {
+    if (outcome.kind === 'failed' && outcome.modelNotServed) {
+      const forMs = policy.modelNotServedOpenMs
+      openUntil = options.now() + forMs
+      openFor = 'because the configured model is not served'
+      options.log({ level: 'error', msg: 'provider circuit open: the configured model is not served', engine: engine.name, forMs })
+      return
+    }
     if (outcome.kind === 'failed' && outcome.outage) {
       consecutive++
       if (probe || consecutive >= policy.failures) {
         openUntil = options.now() + policy.openMs
+        openFor = `after ${consecutive} consecutive outages`
         options.log({
           level: 'warn',
           msg: 'provider circuit open: skipping it',
@@ -53,7 +69,7 @@ export function withCircuitBreaker(engine: TryOnEngine, options: { policy?: Brea
     async generate(request) {
       const probe = openUntil !== undefined
       if (probe && (options.now() < openUntil! || probing)) {
-        return { kind: 'failed', reason: `${engine.name}: skipped, circuit open after ${consecutive} consecutive outages` }
+        return { kind: 'failed', reason: `${engine.name}: skipped, circuit open ${openFor}` }
       }
       if (probe) probing = true
       try {

@@ -1,16 +1,18 @@
 import type { EngineOutcome, GarmentCategory, TryOnEngine, TryOnRequest } from '../types.ts'
 import { excerpt, ProviderError, requestJson, transientStatus, type JsonAnswer, type RetryPolicy } from './http.ts'
-import { dataUri, prepareInput, type InputPolicy } from './images.ts'
+import { dataUri, prepareInput, type InputPolicy, type PreparedImage } from './images.ts'
 import { asRecord } from './json.ts'
 import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, fetchOutput, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
+import type { FashnModel } from './settings.ts'
 
 export interface FashnConfig {
   apiKey: string
   /** https://api.fashn.ai unless a proxy or a test fake stands in. */
   baseUrl: string
-  model?: string
+  /** FASHN_MODEL: tryon-v1.6 (default) or tryon-max, each with its own inputs. */
+  model?: FashnModel
   mode?: 'performance' | 'balanced' | 'quality'
 }
 
@@ -80,22 +82,47 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
   async function submit(request: TryOnRequest): Promise<JsonAnswer> {
     const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT)
     const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT)
+    const model = config.model ?? 'tryon-v1.6'
     return requestJson(runtime, {
       ...runCall(request),
       url: `${base}/v1/run`,
       method: 'POST',
       body: {
-        model_name: config.model ?? 'tryon-v1.6',
-        inputs: {
-          model_image: dataUri(person),
-          garment_image: dataUri(garment),
-          category: request.category ? CATEGORY[request.category] : 'auto',
-          mode: config.mode ?? 'balanced',
-          output_format: 'jpeg',
-          return_base64: false,
-        },
+        model_name: model,
+        inputs: model === 'tryon-max' ? maxInputs(request, person, garment) : v16Inputs(request, person, garment),
       },
     })
+  }
+
+  /** Try-On v1.6 (docs.fashn.ai/api-reference/tryon-v1-6): the garment image and its category. */
+  function v16Inputs(request: TryOnRequest, person: PreparedImage, garment: PreparedImage): Record<string, unknown> {
+    return {
+      model_image: dataUri(person),
+      garment_image: dataUri(garment),
+      category: request.category ? CATEGORY[request.category] : 'auto',
+      mode: config.mode ?? 'balanced',
+      output_format: 'jpeg',
+      return_base64: false,
+    }
+  }
+
+  /**
+   * Try-On Max (docs.fashn.ai/api-reference/tryon-max): `product_image`, not `garment_image`, and no `category` (it
+   * reads shoes, hats, jewellery and bags as well as clothing). Of its optional inputs: the shop's description as a
+   * `prompt`, the 1k `resolution` (the fewest credits and seconds) in `balanced` mode, one image.
+   */
+  function maxInputs(request: TryOnRequest, person: PreparedImage, garment: PreparedImage): Record<string, unknown> {
+    const description = productDescription(request.clothingType)
+    return {
+      model_image: dataUri(person),
+      product_image: dataUri(garment),
+      ...(description && { prompt: `The product is: ${description}` }),
+      resolution: '1k',
+      generation_mode: 'balanced',
+      num_images: 1,
+      output_format: 'jpeg',
+      return_base64: false,
+    }
   }
 
   async function generate(request: TryOnRequest): Promise<EngineOutcome> {
@@ -192,6 +219,16 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
   }
 
   return providerEngine(NAME, runtime, generate)
+}
+
+/** The caller's free text as one short line of words, or nothing. */
+function productDescription(text: string | undefined): string | undefined {
+  const clean = text
+    ?.replace(/[\p{Cc}"`\\]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100)
+  return clean ? clean : undefined
 }
 
 function errorName(body: unknown): string | undefined {

@@ -1,14 +1,14 @@
 import type { EngineOutcome, GeneratedImage, TryOnEngine, TryOnRequest } from '../types.ts'
-import { apiError, generateContent, inlineImagePart, readReply, type GeminiConfig } from './gemini-wire.ts'
-import { nearestAspectRatio, tryOnPrompt } from './gemini-prompt.ts'
-import { excerpt, type JsonAnswer, type RetryPolicy } from './http.ts'
+import { generateContent, inlineImagePart, type GeminiConfig } from './gemini-wire.ts'
+import { tryOnBody, tryOnOutcome } from './gemini-tryon.ts'
+import type { JsonAnswer, RetryPolicy } from './http.ts'
 import { prepareInput, type InputPolicy } from './images.ts'
-import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
-import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
+import { providerEngine } from './outcomes.ts'
+import { defaultOutputLimits, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
 
 export interface GeminiEngineConfig extends GeminiConfig {
-  /** An image-output model, e.g. gemini-2.5-flash-image. */
+  /** An image-output model, e.g. gemini-3.1-flash-image. */
   model: string
 }
 
@@ -47,39 +47,12 @@ export function createGeminiEngine(
       maxResponseBytes: Math.ceil(output.maxBytes * 1.4) + 256 * 1024,
       largeStrings: true,
       retry: options.retry,
-      body: {
-        contents: [{ role: 'user', parts: [{ text: tryOnPrompt(request) }, inlineImagePart(person), inlineImagePart(garment)] }],
-        generationConfig: {
-          responseModalities: ['TEXT', 'IMAGE'],
-          imageConfig: { aspectRatio: nearestAspectRatio(request.person.width, request.person.height) },
-        },
-      },
+      body: tryOnBody(request, person, garment, inlineImagePart),
     })
   }
 
   async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
-    const answer = await send(request)
-    if (answer.status !== 200) {
-      const error = apiError(answer)
-      return failedAnswer(NAME, runtime, answer.status, `generateContent answered HTTP ${answer.status}`, {
-        providerStatus: error.status,
-        providerMessage: excerpt(error.message ?? answer.body),
-      })
-    }
-    const reply = readReply(answer.body)
-    switch (reply.kind) {
-      case 'image':
-        return { kind: 'generated', image: imageFromBase64(reply.data, NAME, output) }
-      case 'blocked':
-        return rejected(NAME, runtime, { blockedAt: reply.where, blockReason: reply.reason, providerMessage: excerpt(reply.message ?? '') })
-      // Words without an image (finishReason STOP) are not a safety block: the model did not do the job.
-      case 'text':
-        return failed(NAME, runtime, 'answered in words, without an image', { providerMessage: excerpt(reply.text) })
-      case 'empty':
-        return failed(NAME, runtime, `no image (finishReason ${reply.finishReason ?? 'absent'})`, {
-          finishMessage: excerpt(reply.finishMessage ?? ''),
-        })
-    }
+    return tryOnOutcome(NAME, runtime, await send(request), output)
   }
 
   return providerEngine(NAME, runtime, generate)

@@ -26,3 +26,15 @@ export function googleRetryDelayMs(answer: JsonAnswer): number | undefined {
   }
   return undefined
 }
+
+/**
+ * A Google API's answer that the model named in the URL is not served: 404 with status NOT_FOUND, in any of its
+ * wordings: a shut-down model on the Gemini API ("This model models/<id> is no longer available. Please update your
+ * code to use a newer model…"), an id it never knew ("models/<id> is not found for API version v1beta, or is not
+ * supported for generateContent…"), and Vertex AI's "Publisher Model `projects/…/models/<id>` was not found or your
+ * project does not have access to it" (seen in genkit-ai/genkit#4688). A configuration error: retrying cannot help.
+ */
+export function modelNotFound(answer: JsonAnswer): boolean {
+  const error = asRecord(asRecord(answer.body).error)
+  return answer.status === 404 && error.status === 'NOT_FOUND' && typeof error.message === 'string' && /\bmodels?\b/i.test(error.message)
+}

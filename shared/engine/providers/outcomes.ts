@@ -79,5 +79,14 @@ export function failedAnswer(
   return { kind: 'failed', reason: `${engine}: ${why}`, ...(transientStatus(status) && { outage: true }) }
 }
 
+/**
+ * The provider does not serve the configured model (404 NOT_FOUND): a configuration error, never retried; the
+ * breaker opens at once and the operator's notice (which setting, what to set instead) is logged by model-watch.ts.
+ */
+export function modelNotServed(engine: string, runtime: ProviderRuntime, detail: Record<string, unknown> = {}): NoImageOutcome {
+  runtime.log({ level: 'error', msg: 'provider failed', engine, why: 'the model is not served (404 NOT_FOUND)', status: 404, ...detail })
+  return { kind: 'failed', reason: `${engine}: the configured model is not served (404 NOT_FOUND)`, modelNotServed: true }
+}
+
 /** No answer in time, or none at all: the provider is unreachable or too slow. */
 const OUTAGE_KINDS = new Set<ProviderFailureKind>(['deadline', 'timeout', 'network'])

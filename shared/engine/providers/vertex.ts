@@ -1,20 +1,26 @@
 import { isText } from '../../encoding/json-bytes.ts'
 import type { EngineOutcome, GeneratedImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
+import { tryOnBody, tryOnOutcome } from './gemini-tryon.ts'
 import type { AccessTokenSource } from './google-auth.ts'
-import { googleRetryDelayMs } from './google-rpc.ts'
+import { googleRetryDelayMs, modelNotFound } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
-import { prepareInput, type InputPolicy } from './images.ts'
+import { prepareInput, type InputPolicy, type PreparedImage } from './images.ts'
 import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord } from './json.ts'
-import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
+import { failed, failedAnswer, modelNotServed, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, imageFromBase64, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
+import { vertexModelKind } from './settings.ts'
 
 export interface VertexConfig {
   project: string
+  /** Where a Virtual Try-On model is called. */
   location: string
+  /** Where a Gemini image model is called: `global` unless configured (Gemini 3 is served there only). */
+  geminiLocation?: string
   /** https://{location}-aiplatform.googleapis.com unless a proxy or a test fake stands in. */
   baseUrl?: string
+  /** virtual-try-on-001 (`:predict`) or a Gemini image model (`:generateContent`). */
   model?: string
   tokens: AccessTokenSource
 }
@@ -29,6 +35,8 @@ export interface VertexOptions {
  * data, so the smaller limit is used. WebP and larger images are re-encoded as JPEG.
  */
 const VERTEX_INPUT: InputPolicy = { formats: ['jpeg', 'png'], maxBytes: 7 * 1024 * 1024, maxLongSide: 4096 }
+/** Gemini on Vertex AI takes PNG, JPEG and WebP, 7 MB per inline file (the Gemini 3.1 Flash Image model page). */
+const VERTEX_GEMINI_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], maxBytes: 7 * 1024 * 1024, maxLongSide: 4096 }
 /**
  * An input refused by the safety filters. Google's "Responsible AI and usage guidelines for Imagen"
  * (cloud.google.com/vertex-ai/generative-ai/docs/image/responsible-ai-imagen, "Safety filters") says: if the
@@ -65,16 +73,27 @@ export function vertexEndpoint(config: Pick<VertexConfig, 'project' | 'location'
   return vertexModelUrl(config, config.model ?? 'virtual-try-on-001', 'predict')
 }
 
-/** Vertex AI Virtual Try-On (`virtual-try-on-001`, `:predict`): both images inline as base64, one result back inline. */
+/** The part of a Gemini request on Vertex AI, camelCase as its reference writes it (model-reference/inference). */
+const vertexImagePart = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) } })
+
+/**
+ * Vertex AI: a Virtual Try-On model (`virtual-try-on-001`, `:predict` at VERTEX_LOCATION, both images inline as
+ * base64, one result back inline) or a Gemini image model (`:generateContent` at VERTEX_GEMINI_LOCATION, the Gemini
+ * engine's request and answer handling), with the service account's token either way.
+ */
 export function createVertexEngine(
   config: VertexConfig,
   runtime: ProviderRuntime,
   options: VertexOptions = {},
 ): TryOnEngine<GeneratedImage> {
-  const url = vertexEndpoint(config)
+  const model = config.model ?? 'virtual-try-on-001'
+  const gemini = vertexModelKind(model) === 'gemini'
+  const url = gemini
+    ? vertexModelUrl({ ...config, location: config.geminiLocation ?? 'global' }, model, 'generateContent')
+    : vertexEndpoint(config)
   const output = options.output ?? defaultOutputLimits
 
-  async function predict(request: TryOnRequest, body: unknown): Promise<JsonAnswer> {
+  async function post(request: TryOnRequest, body: unknown): Promise<JsonAnswer> {
     const call = async () =>
       requestJson(runtime, {
         provider: NAME,
@@ -100,7 +119,7 @@ export function createVertexEngine(
   }
 
   /** The instance to predict on. The inputs are prepared here, so nothing holds them once predict has answered. */
-  function tryOnBody(request: TryOnRequest): unknown {
+  function predictBody(request: TryOnRequest): unknown {
     const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT)
     const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT)
     return {
@@ -114,11 +133,19 @@ export function createVertexEngine(
     }
   }
 
-  // Not async: its frame ends at once, so only predict's holds the body while it runs.
-  const send = (request: TryOnRequest): Promise<JsonAnswer> => predict(request, tryOnBody(request))
+  /** The Gemini request. The inputs are prepared here, so nothing holds them once it has answered. */
+  function geminiBody(request: TryOnRequest): unknown {
+    const person = prepareInput(request.person, 'userPhoto', VERTEX_GEMINI_INPUT)
+    const garment = prepareInput(request.garment, 'productImage', VERTEX_GEMINI_INPUT)
+    return tryOnBody(request, person, garment, vertexImagePart)
+  }
+
+  // Not async: its frame ends at once, so only post's holds the body while it runs.
+  const send = (request: TryOnRequest): Promise<JsonAnswer> => post(request, gemini ? geminiBody(request) : predictBody(request))
 
   async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
     const answer = await send(request)
+    if (gemini) return tryOnOutcome(NAME, runtime, answer, output)
     if (answer.status !== 200) return errorAnswer(answer)
 
     const predictions = asArray(asRecord(answer.body).predictions).map(asRecord)
@@ -135,6 +162,7 @@ export function createVertexEngine(
   function errorAnswer(answer: JsonAnswer): NoImageOutcome {
     const error = asRecord(asRecord(answer.body).error)
     const detail = { status: answer.status, providerStatus: error.status, providerMessage: excerpt(error.message ?? answer.body) }
+    if (modelNotFound(answer)) return modelNotServed(NAME, runtime, detail)
     if (
       answer.status === 400 &&
       error.status === 'INVALID_ARGUMENT' &&

@@ -8,7 +8,7 @@ const outage: EngineOutcome = { kind: 'failed', reason: 'fashn: network: refused
 const ordinaryFailure: EngineOutcome = { kind: 'failed', reason: 'fashn: prediction ended as canceled' }
 const generated: EngineOutcome = { kind: 'generated', image: { bytes: providerResult, contentType: 'image/jpeg' } }
 const rejected: EngineOutcome = { kind: 'rejected', reason: 'fashn rejected the content' }
-const policy: BreakerPolicy = { failures: 3, openMs: 30_000 }
+const policy: BreakerPolicy = { failures: 3, openMs: 30_000, modelNotServedOpenMs: 600_000 }
 
 /** A provider answering what `next` says, counting calls; a virtual clock moved by hand. */
 function setup(next: () => EngineOutcome | Promise<EngineOutcome>) {

@@ -67,6 +67,39 @@ describe('FASHN adapter', () => {
       expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe(expected)
     })
 
+    it('Try-On Max (FASHN_MODEL=tryon-max) sends product_image, no category, and its documented optional inputs', async () => {
+      fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+      const t = testRuntime()
+      const engine = createFashnEngine({ apiKey: 'fa-test-key', baseUrl: fake.url, model: 'tryon-max' }, t.runtime)
+      // The fake refuses a run without the model's own inputs, as FASHN answers a bad request (400 BadRequest).
+      const outcome = await engine.generate(tryOn({ category: 'dress', clothingType: 'Sac à main "Lou"\ncuir' }))
+      expect(outcome.kind).toBe('generated')
+      expect(fake.requestsTo('/v1/run')[0].json).toEqual({
+        model_name: 'tryon-max',
+        inputs: {
+          model_image: `data:image/jpeg;base64,${encodeBase64(person.bytes)}`,
+          product_image: `data:image/png;base64,${encodeBase64(garment.bytes)}`,
+          prompt: 'The product is: Sac à main Lou cuir',
+          resolution: '1k',
+          generation_mode: 'balanced',
+          num_images: 1,
+          output_format: 'jpeg',
+          return_base64: false,
+        },
+      })
+      fake.reset()
+      fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
+      await engine.generate(tryOn({ clothingType: undefined }))
+      expect(fake.requestsTo('/v1/run')[0].json.inputs).not.toHaveProperty('prompt')
+    })
+
+    it('the fake holds each model to its inputs: v1.6’s body sent as tryon-max is refused, and fails the run', async () => {
+      fake.script('POST', '/v1/run', (request) => fashn.checkedRun()({ ...request, json: { ...request.json, model_name: 'tryon-max' } }))
+      const { engine, logs } = engineWith()
+      expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', reason: 'fashn: provider error BadRequest' })
+      expect(logText(logs)).toContain('inputs.product_image is required')
+    })
+
     it('sends a wedding dress as a one-piece', async () => {
       fake.script('GET', statusPath, fashn.completed(fake.outputUrl))
       const { engine } = engineWith()

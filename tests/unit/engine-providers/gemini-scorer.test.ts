@@ -22,7 +22,8 @@ import {
 } from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime } from './support.ts'
 
-const path = geminiPath('gemini-2.5-flash')
+const JUDGE = 'gemini-3.5-flash'
+const path = geminiPath(JUDGE)
 const result = { bytes: providerResult, contentType: 'image/jpeg' as const }
 const QUESTIONS = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson']
 const good: JudgeAnswers = {
@@ -83,9 +84,9 @@ describe('Gemini train judge (Gemini API)', () => {
   afterAll(() => fake?.close())
   beforeEach(() => fake.reset())
 
-  const scorer = (baseUrl = fake.url) => {
+  const scorer = (baseUrl = fake.url, model = JUDGE) => {
     const t = testRuntime()
-    return { ...t, scorer: createGeminiTrainScorer({ apiKey: 'AIza-judge', baseUrl, model: 'gemini-2.5-flash' }, t.runtime) }
+    return { ...t, scorer: createGeminiTrainScorer({ apiKey: 'AIza-judge', baseUrl, model }, t.runtime) }
   }
 
   it('asks its questions about the photo, the gown and the result with a JSON response schema, and scores the answers', async () => {
@@ -108,6 +109,25 @@ describe('Gemini train judge (Gemini API)', () => {
     })
     expect(config.responseSchema.properties.trainLength).toEqual({ type: 'STRING', enum: ['none', 'short', 'medium', 'long'] })
     expect(config.responseSchema.properties).not.toHaveProperty('trainScore')
+    // Gemini 3 thinks at `high` unless told; the judge asks for `low` (ai.google.dev/gemini-api/docs/gemini-3).
+    expect(config.thinkingConfig).toEqual({ thinkingLevel: 'low' })
+  })
+
+  it('sends no thinking level to a model older than Gemini 3, which would refuse it', async () => {
+    fake.script('POST', geminiPath('gemini-2.0-flash-001'), gemini.judged())
+    await scorer(fake.url, 'gemini-2.0-flash-001').scorer.score({ result, person, garment })
+    expect(fake.requestsTo(geminiPath('gemini-2.0-flash-001'))[0].json.generationConfig).not.toHaveProperty('thinkingConfig')
+  })
+
+  it.each([
+    ['is no longer available', gemini.modelGone(JUDGE)],
+    ['is not found for API version v1beta', gemini.modelUnknown(JUDGE)],
+  ])('marks a 404 NOT_FOUND "%s" as a model not served, without retrying', async (_, reply) => {
+    fake.script('POST', path, reply)
+    const { scorer: judge, sleeps } = scorer()
+    expect(await judge.score({ result, person, garment })).toMatchObject({ kind: 'unavailable', modelNotServed: true })
+    expect(fake.requestsTo(path)).toHaveLength(1)
+    expect(sleeps).toEqual([])
   })
 
   it('scores a broken result 0 when the judge says the gown is not on the body', async () => {
@@ -157,7 +177,7 @@ describe('Gemini train judge on Vertex AI', () => {
     const t = testRuntime()
     const tokens = serviceAccountTokens(parseServiceAccount(account.json), t.runtime)
     const judge = createVertexTrainScorer(
-      { project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens },
+      { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens },
       t.runtime,
     )
     expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.6 })
@@ -190,7 +210,7 @@ describe('Gemini train judge on Vertex AI', () => {
     let invalidated = 0
     const tokens = { ...staticAccessToken('ya29.old'), invalidate: () => void invalidated++ }
     const judge = createVertexTrainScorer(
-      { project: 'my-project', location: 'us-central1', model: 'gemini-2.5-flash', baseUrl: fake.url, tokens },
+      { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens },
       t.runtime,
     )
     expect((await judge.score({ result, person, garment })).kind).toBe('unavailable')
@@ -198,12 +218,23 @@ describe('Gemini train judge on Vertex AI', () => {
     expect(invalidated).toBe(1)
   })
 
-  it('builds the documented regional and global endpoints', () => {
-    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'europe-west4', model: 'gemini-2.5-flash' })).toBe(
-      'https://europe-west4-aiplatform.googleapis.com/v1/projects/p-1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+  it('marks Vertex’s 404 NOT_FOUND "Publisher Model … was not found" as a model not served', async () => {
+    fake.script('POST', judgePath, vertex.modelNotFound('my-project', 'us-central1', JUDGE))
+    const t = testRuntime()
+    const judge = createVertexTrainScorer(
+      { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens: staticAccessToken('ya29.x') },
+      t.runtime,
     )
-    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'global', model: 'gemini-2.5-flash' })).toBe(
-      'https://aiplatform.googleapis.com/v1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
+    expect(await judge.score({ result, person, garment })).toMatchObject({ kind: 'unavailable', modelNotServed: true })
+    expect(fake.requestsTo(judgePath, 'POST')).toHaveLength(1)
+  })
+
+  it('builds the documented regional and global endpoints', () => {
+    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'europe-west4', model: JUDGE })).toBe(
+      'https://europe-west4-aiplatform.googleapis.com/v1/projects/p-1/locations/europe-west4/publishers/google/models/gemini-3.5-flash:generateContent',
+    )
+    expect(vertexGenerateContentUrl({ project: 'p-1', location: 'global', model: JUDGE })).toBe(
+      'https://aiplatform.googleapis.com/v1/projects/p-1/locations/global/publishers/google/models/gemini-3.5-flash:generateContent',
     )
   })
 })

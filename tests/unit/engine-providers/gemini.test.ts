@@ -9,7 +9,7 @@ import { asInput, makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 import { gemini, geminiPath, startFakeServer, type FakeServer } from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime, tryOn, within } from './support.ts'
 
-const MODEL = 'gemini-2.5-flash-image'
+const MODEL = 'gemini-3.1-flash-image'
 /** The safety values of googleapis/python-genai's FinishReason enum (google/genai/types.py). */
 const SAFETY_FINISH = ['SAFETY', 'IMAGE_SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII']
 const path = geminiPath(MODEL)
@@ -157,6 +157,29 @@ describe('Gemini adapter', () => {
       fake.script('POST', path, gemini.error(403, 'PERMISSION_DENIED', 'denied'))
       expect((await engineWith().engine.generate(tryOn())).kind).toBe('failed')
       expect(fake.requestsTo(path)).toHaveLength(2)
+    })
+
+    // Both of Google's wordings for a model it does not serve (../shared/reference/model-lifecycle.md).
+    it.each([
+      ['a shut-down model ("is no longer available")', gemini.modelGone(MODEL)],
+      ['an unknown id ("is not found for API version v1beta")', gemini.modelUnknown(MODEL)],
+    ])('%s: a configuration error, not retried and not an outage', async (_, reply) => {
+      fake.script('POST', path, reply)
+      const { engine, logs, sleeps } = engineWith()
+      const outcome = await engine.generate(tryOn())
+      expect(outcome).toEqual({
+        kind: 'failed',
+        reason: 'gemini: the configured model is not served (404 NOT_FOUND)',
+        modelNotServed: true,
+      })
+      expect(sleeps).toEqual([])
+      expect(fake.requestsTo(path)).toHaveLength(1)
+      expect(logText(logs)).toContain(`models/${MODEL}`)
+    })
+
+    it('a 404 that does not name a model (a proxy’s page) stays an ordinary failure', async () => {
+      fake.script('POST', path, { status: 404, text: '<html>Not Found</html>', contentType: 'text/html' })
+      expect(await engineWith().engine.generate(tryOn())).toEqual({ kind: 'failed', reason: 'gemini: generateContent answered HTTP 404' })
     })
 
     it('retries 429 RESOURCE_EXHAUSTED, 500 INTERNAL and 504 DEADLINE_EXCEEDED, then succeeds', async () => {

@@ -12,7 +12,7 @@ describe('engine configuration', () => {
     const vertexAccount = { VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json }
     expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza' }).providers).toMatchObject({
       trainScorer: 'gemini',
-      gemini: { scorerModel: 'gemini-2.5-flash' },
+      gemini: { model: 'gemini-3.1-flash-image', scorerModel: 'gemini-3.5-flash' },
     })
     expect(
       readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', GEMINI_API_KEY: 'AIza', ...vertexAccount }).providers.trainScorer,
@@ -23,7 +23,8 @@ describe('engine configuration', () => {
       vertex: {
         project: 'my-project',
         location: 'us-central1',
-        scorerModel: 'gemini-2.5-flash',
+        geminiLocation: 'global',
+        scorerModel: 'gemini-3.5-flash',
         serviceAccount: { client_email: account.clientEmail },
       },
     })
@@ -44,19 +45,42 @@ describe('engine configuration', () => {
     expect(providers).toEqual({
       engines: ['fashn', 'gemini'],
       trainScorer: 'gemini',
-      fashn: { apiKey: 'fa-key', baseUrl: 'https://api.fashn.ai' },
-      gemini: { apiKey: 'AIza-key', baseUrl: 'http://127.0.0.1:9999', model: 'gemini-2.5-flash-image', scorerModel: 'gemini-2.5-flash' },
+      fashn: { apiKey: 'fa-key', baseUrl: 'https://api.fashn.ai', model: 'tryon-v1.6' },
+      gemini: { apiKey: 'AIza-key', baseUrl: 'http://127.0.0.1:9999', model: 'gemini-3.1-flash-image', scorerModel: 'gemini-3.5-flash' },
     })
   })
 
   it('reads Vertex with a service-account key file', async () => {
     const account = await makeServiceAccount('https://oauth2.googleapis.com/token')
-    const { providers } = readSettings({ TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json })
+    const env = { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_SERVICE_ACCOUNT_JSON: account.json }
+    const { providers } = readSettings(env, Date.parse('2026-11-25T12:00:00Z'))
     expect(providers.vertex).toMatchObject({
       project: 'my-project',
       location: 'us-central1',
+      geminiLocation: 'global',
       model: 'virtual-try-on-001',
+      scorerModel: 'gemini-3.5-flash',
       serviceAccount: { client_email: account.clientEmail, token_uri: 'https://oauth2.googleapis.com/token' },
+    })
+  })
+
+  it('keeps virtual-try-on-001 as the Vertex default until its shutdown day, then its successor; a model set by hand stays', () => {
+    const env = { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_ACCESS_TOKEN: 'ya29.t' }
+    expect(readSettings(env, Date.parse('2027-01-19T23:59:59Z')).providers.vertex?.model).toBe('virtual-try-on-001')
+    expect(readSettings(env, Date.parse('2027-01-20T00:00:00Z')).providers.vertex?.model).toBe('gemini-3.1-flash-image')
+    const pinned = { ...env, VERTEX_MODEL: 'virtual-try-on-001' }
+    expect(readSettings(pinned, Date.parse('2027-02-01T00:00:00Z')).providers.vertex?.model).toBe('virtual-try-on-001')
+  })
+
+  it('reads FASHN_MODEL (tryon-v1.6 by default, or tryon-max) and VERTEX_MODEL of either kind', () => {
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k' }).providers.fashn?.model).toBe('tryon-v1.6')
+    expect(readSettings({ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', FASHN_MODEL: 'tryon-max' }).providers.fashn?.model).toBe('tryon-max')
+    const vertex = { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_ACCESS_TOKEN: 'ya29.t' }
+    expect(
+      readSettings({ ...vertex, VERTEX_MODEL: 'gemini-3.1-flash-image', VERTEX_GEMINI_LOCATION: 'us-central1' }).providers.vertex,
+    ).toMatchObject({
+      model: 'gemini-3.1-flash-image',
+      geminiLocation: 'us-central1',
     })
   })
 
@@ -78,6 +102,11 @@ describe('engine configuration', () => {
     [{ TRYON_ENGINE: 'replicate' }, /unknown engine "replicate"/],
     [{ TRYON_ENGINE: 'fashn,fashn', FASHN_API_KEY: 'k' }, /fashn is listed twice/],
     [{ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', FASHN_BASE_URL: 'ftp://x' }, /FASHN_BASE_URL/],
+    [{ TRYON_ENGINE: 'fashn', FASHN_API_KEY: 'k', FASHN_MODEL: 'tryon-v1.5' }, /FASHN_MODEL/],
+    [
+      { TRYON_ENGINE: 'vertex', VERTEX_PROJECT: 'my-project', VERTEX_ACCESS_TOKEN: 't', VERTEX_MODEL: 'imagen-4.0-generate-001' },
+      /VERTEX_MODEL: "imagen-4.0-generate-001" is neither a Virtual Try-On model .* nor a Gemini image model/,
+    ],
   ])('fails at startup with a clear message for %j', (env, message) => {
     expect(() => readSettings(env)).toThrow(message)
   })

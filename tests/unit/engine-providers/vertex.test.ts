@@ -9,8 +9,17 @@ import { abortableSleep } from '../../../shared/engine/providers/runtime.ts'
 import { createVertexEngine, vertexEndpoint } from '../../../shared/engine/providers/vertex.ts'
 import { decodeBase64, encodeBase64 } from '../../../shared/images/base64.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
-import { asInput, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
-import { makeServiceAccount, startFakeServer, verifyJwt, vertex, vertexPredictPath, type FakeServer } from '../../support/provider-fakes.ts'
+import { asInput, makeFlatImage, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
+import {
+  gemini,
+  makeServiceAccount,
+  startFakeServer,
+  verifyJwt,
+  vertex,
+  vertexGenerateContentPath,
+  vertexPredictPath,
+  type FakeServer,
+} from '../../support/provider-fakes.ts'
 import { garment, logText, person, providerResult, testRuntime, tryOn, within, type TestRuntime } from './support.ts'
 
 const predictPath = vertexPredictPath('test-project', 'europe-west4')
@@ -265,5 +274,101 @@ describe('Vertex AI Virtual Try-On adapter', () => {
         reason: expect.stringContaining('deadline'),
       })
     })
+  })
+})
+
+describe('Vertex AI with a Gemini image model (VERTEX_MODEL=gemini-3.1-flash-image, :generateContent)', () => {
+  const MODEL = 'gemini-3.1-flash-image'
+  const globalPath = vertexGenerateContentPath('test-project', 'global', MODEL)
+  let fake: FakeServer
+  beforeAll(async () => {
+    fake = await startFakeServer((f) => {
+      f.script('POST', globalPath, gemini.image(providerResult))
+      // Vertex refuses Gemini on :predict: the engine must never send it there.
+      f.script('POST', vertexPredictPath('test-project', 'us-central1', MODEL), vertex.geminiOnPredict())
+    })
+  })
+  afterAll(() => fake?.close())
+  beforeEach(() => fake.reset())
+
+  /** The real hosts, each request sent on to the fake: the URL the engine built is what is checked. */
+  const engineAt = (geminiLocation?: string) => {
+    const called: string[] = []
+    const t = testRuntime({
+      fetch: (input, init) => {
+        const url = String(input)
+        called.push(url)
+        return globalThis.fetch(url.replace(/^https:\/\/[^/]+/, fake.url), init)
+      },
+    })
+    const engine = createVertexEngine(
+      { project: 'test-project', location: 'us-central1', geminiLocation, model: MODEL, tokens: staticAccessToken('ya29.g') },
+      t.runtime,
+    )
+    return { ...t, engine, called }
+  }
+
+  it('posts generateContent at location global, on the host without a region prefix, with the Gemini body in camelCase', async () => {
+    const { engine, called } = engineAt()
+    const outcome = await engine.generate(tryOn())
+    expect(outcome).toEqual({ kind: 'generated', image: { bytes: providerResult, contentType: 'image/jpeg', engine: 'vertex' } })
+    expect(called).toEqual([`https://aiplatform.googleapis.com${globalPath}`])
+    const [request] = fake.requestsTo(globalPath, 'POST')
+    expect(request.headers.authorization).toBe('Bearer ya29.g')
+    const [text, first, second] = request.json.contents[0].parts
+    expect(text.text).toContain('wearing the garment from image 2')
+    expect(first).toEqual({ inlineData: { mimeType: 'image/jpeg', data: encodeBase64(person.bytes) } })
+    expect(second).toEqual({ inlineData: { mimeType: 'image/png', data: encodeBase64(garment.bytes) } })
+    expect(request.json.generationConfig).toEqual({ responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '9:16' } })
+  })
+
+  it('uses a regional host when VERTEX_GEMINI_LOCATION names a region', async () => {
+    fake.script('POST', vertexGenerateContentPath('test-project', 'europe-west4', MODEL), gemini.image(providerResult))
+    const { engine, called } = engineAt('europe-west4')
+    expect((await engine.generate(tryOn())).kind).toBe('generated')
+    expect(called[0]).toMatch(/^https:\/\/europe-west4-aiplatform\.googleapis\.com\/v1\/projects\/test-project\/locations\/europe-west4\//)
+  })
+
+  it('keeps the final image when thought images come first, and takes WebP as it is', async () => {
+    const sketch = makeFlatImage({ width: 20, height: 20, color: [0, 0, 0], format: 'png' }).bytes
+    fake.script('POST', globalPath, gemini.image(providerResult, { thoughtImage: sketch }))
+    const webp = asInput(makeFlatImage({ width: 40, height: 60, color: [90, 90, 90], format: 'webp' }))
+    const outcome = await engineAt().engine.generate(tryOn({ garment: webp }))
+    expect(outcome.kind === 'generated' && outcome.image.bytes).toEqual(providerResult)
+    expect(fake.requestsTo(globalPath)[0].json.contents[0].parts[2].inlineData.mimeType).toBe('image/webp')
+  })
+
+  it('answers a safety block as a rejection and a retired model as a model not served', async () => {
+    fake.script('POST', globalPath, gemini.finished('IMAGE_SAFETY'))
+    expect(await engineAt().engine.generate(tryOn())).toEqual({ kind: 'rejected', reason: 'vertex rejected the content' })
+    fake.script('POST', globalPath, vertex.modelNotFound('test-project', 'global', MODEL))
+    const { engine, sleeps } = engineAt()
+    expect(await engine.generate(tryOn())).toMatchObject({ kind: 'failed', modelNotServed: true })
+    expect(sleeps).toEqual([])
+  })
+})
+
+describe('Vertex AI Virtual Try-On past its retirement', () => {
+  it('a 404 NOT_FOUND "Publisher Model … was not found" on :predict is a model not served, not retried', async () => {
+    const path = vertexPredictPath('test-project', 'us-central1')
+    const fake = await startFakeServer((f) =>
+      f.script('POST', path, vertex.modelNotFound('test-project', 'us-central1', 'virtual-try-on-001')),
+    )
+    try {
+      const t = testRuntime()
+      const engine = createVertexEngine(
+        { project: 'test-project', location: 'us-central1', baseUrl: fake.url, tokens: staticAccessToken('t') },
+        t.runtime,
+      )
+      expect(await engine.generate(tryOn())).toEqual({
+        kind: 'failed',
+        reason: 'vertex: the configured model is not served (404 NOT_FOUND)',
+        modelNotServed: true,
+      })
+      expect(fake.requestsTo(path)).toHaveLength(1)
+      expect(t.sleeps).toEqual([])
+    } finally {
+      await fake.close()
+    }
   })
 })
