@@ -46,7 +46,7 @@ export const errorCatalogue = {
   image_too_complex: {
     status: 400,
     when: 'Decoding an image would take more work than a request may spend: too many progressive JPEG scans, or a large lossy WebP.',
-    message: 'userPhoto: its 1001 progressive scans are more than the 100 a JPEG may have; re-save it as a baseline JPEG',
+    message: 'userPhoto: it has more than the 100 progressive scans a JPEG may have; re-save it as a baseline JPEG',
   },
   authentication_required: {
     status: 401,

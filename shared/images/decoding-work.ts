@@ -133,8 +133,9 @@ function jpegWork(bytes: Uint8Array): DecodingWork | null {
       const ids = Array.from({ length: count }, (_, i) => bytes[pos + 5 + 2 * i])
       const band = pos + 5 + 2 * count
       const [start, stop] = progressive ? [bytes[band], bytes[band + 1]] : [0, 63]
-      scans++
       work += jpegScanWork(jpegScanBlocks(frame, ids), start, Math.max(start, stop))
+      // Past the limit the verdict is known: the rest of the file is not walked.
+      if (++scans > JPEG_MAX_SCANS) break
       pos = skipEntropyData(bytes, end)
       continue
     }
@@ -144,7 +145,7 @@ function jpegWork(bytes: Uint8Array): DecodingWork | null {
   const limit = JPEG_WORK_PER_BLOCK * jpegBlocks(frame)
   let refusal: string | undefined
   if (scans > JPEG_MAX_SCANS) {
-    refusal = `its ${scans} progressive scans are more than the ${JPEG_MAX_SCANS} a JPEG may have; re-save it as a baseline JPEG`
+    refusal = `it has more than the ${JPEG_MAX_SCANS} progressive scans a JPEG may have; re-save it as a baseline JPEG`
   } else if (work > limit) {
     refusal =
       `its progressive scans would take ${(work / limit).toFixed(1)} times the decoding work a JPEG of its size may take; ` +

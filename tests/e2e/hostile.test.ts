@@ -261,7 +261,7 @@ describe('hostile input', () => {
       [
         'a 40 MP progressive JPEG of 1,000 end-of-band scans (156 KB)',
         () => manyScanJpeg({ width: 7296, height: 5472, scans: 1000 }),
-        /1001 progressive scans/,
+        /more than the 100 progressive scans/,
       ],
       ['a 40 MP progressive JPEG of 10 full-band scans', () => manyScanJpeg({ width: 7296, height: 5472, scans: 10 }), /decoding work/],
       ['a 40 MP lossy WebP (72 KB)', () => encodeWebpLossyFlat(7296, 5472), /lossy WebP of 7296×5472/],

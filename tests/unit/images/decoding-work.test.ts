@@ -24,7 +24,7 @@ describe('the decoding work of a progressive JPEG', () => {
 
   it('refuses a 40 MP file of 1,000 end-of-band scans from its markers, naming the scan limit', () => {
     const work = workOf(manyScanJpeg({ width: 7296, height: 5472, scans: 1000 }))!
-    expect(work.refusal).toMatch(/1001 progressive scans are more than the 100/)
+    expect(work.refusal).toMatch(/more than the 100 progressive scans a JPEG may have/)
   })
 
   it('refuses a 40 MP file of 10 full-band scans for their work, though they are under the scan limit', () => {

@@ -37,8 +37,9 @@ export interface DecodeBudget {
   readonly remaining: number
   /** Takes `steps` of decoding work (a JPEG's coefficient steps) from the budget, or throws ImageTooComplexError. */
   spendWork(steps: number): void
-  /** The work taken so far. */
+  /** The work taken so far, and what is left. */
   readonly workSpent: number
+  readonly workRemaining: number
 }
 
 /** Work allowed per decoded pixel of the budget: eight coefficient steps (512 a block of 64 pixels, as one image may take). */
@@ -56,6 +57,9 @@ export function createDecodeBudget(pixels: number, work = pixels * WORK_PER_PIXE
     },
     get workSpent() {
       return workSpent
+    },
+    get workRemaining() {
+      return work - workSpent
     },
     spend(amount) {
       if (amount > remaining) {
