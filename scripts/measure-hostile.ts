@@ -190,12 +190,12 @@ async function parent(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
       return longest
-    })()
+    })().catch(() => Number.NaN)
     const answered = await pending.then(
       async (response) => ({ response, text: (await response.text()).replace(/\s+/g, ' ').slice(0, 110) }),
       (error: Error) => ({ response: null, text: `no answer (${error.message})` }),
     )
-    const waited = await probes.catch(() => Number.NaN)
+    const waited = await probes
     if (!answered.response) {
       const exited = new Promise((resolve) => server.once('exit', resolve))
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))])

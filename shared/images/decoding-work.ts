@@ -128,6 +128,9 @@ function jpegWork(bytes: Uint8Array): DecodingWork | null {
     if (marker === 0xc0 || marker === 0xc1 || marker === 0xc2) {
       frame ??= readFrame(bytes, pos + 4)
       progressive = marker === 0xc2
+    } else if (marker === 0xda && frame && !progressive) {
+      // A baseline file holds a scan per component at most: its work is the decoder's to count, the walk stops here.
+      return { work: jpegScanWork(jpegBlocks(frame), 0, 63), limit: JPEG_WORK_PER_BLOCK * jpegBlocks(frame) }
     } else if (marker === 0xda && frame) {
       const count = bytes[pos + 4]
       const ids = Array.from({ length: count }, (_, i) => bytes[pos + 5 + 2 * i])
