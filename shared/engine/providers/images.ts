@@ -48,7 +48,8 @@ export const REENCODE_LONG_SIDE = 2048
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
-  if (sentAsIs(image, policy)) return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
+  if (sentAsIs(image, policy))
+    return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
   let pixels: RowSource
   try {
