@@ -194,8 +194,13 @@ async function main() {
         },
         body: JSON.stringify(body),
       })
-        .then(async (response) => ((answer = (await response.text()).slice(0, 90)), response.status))
-        .finally(() => (settled = true))
+        .then(async (response) => {
+          answer = (await response.text()).slice(0, 90)
+          return response.status
+        })
+        .finally(() => {
+          settled = true
+        })
       const probes = (async () => {
         let longest = 0
         while (probe && !settled) {
