@@ -14,9 +14,10 @@ describe('the local disk store', async () => {
   it('writes a small result in one synchronous call: on disk before put() yields', async () => {
     await store.put('2026/11/first.jpg', small, 'image/jpeg')
     const second = store.put('2026/11/second.jpg', small, 'image/jpeg')
-    expect(existsSync(objectFile(root, 'tryon-results', '2026/11/second.jpg')!)).toBe(true)
+    // Written whole before the event loop turns: an asynchronous write could not have put its bytes there yet.
+    const file = objectFile(root, 'tryon-results', '2026/11/second.jpg')!
+    expect(existsSync(file) && readFileSync(file)).toEqual(Buffer.from(small))
     expect(await second).toBe('http://127.0.0.1:1/storage/v1/object/public/tryon-results/2026/11/second.jpg')
-    expect(readFileSync(objectFile(root, 'tryon-results', '2026/11/second.jpg')!)).toEqual(Buffer.from(small))
   })
 
   it('never replaces a result, small or large', async () => {
