@@ -15,6 +15,7 @@ import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
 import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
 import { createGuardedFetch } from './guarded-fetch.ts'
+import { createWorkerLocalSteps } from './local-workers.ts'
 import { createLocalStore, storageRoot } from '../supabase/functions/tryon-api/local-store.ts'
 import { applyMigrations, ensureSupabaseRoles, MigrationHistoryError } from './migrations.ts'
 
@@ -106,9 +107,11 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   // Made at start so the admin CLI can tell the dev stack's results folder from a wrong one.
   await mkdir(root, { recursive: true })
   const store = createLocalStore({ root, bucket: settings.bucket, baseUrl: () => baseUrl })
+  const localSteps = createWorkerLocalSteps({ threads: settings.service.localWork.concurrency })
   const built = createDeps(settings, {
     sql,
     store,
+    localSteps,
     fetch: createGuardedFetch({ allowPrivateHosts: settings.allowPrivateImageHosts }),
     socketAddress,
     log: options.log,
@@ -172,6 +175,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     async stop() {
       clearInterval(sweeper)
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await localSteps.close()
       await sql.end({ timeout: 5 })
       await embedded?.stop()
     },

@@ -16,6 +16,10 @@
  * provider's documented wire format) that answer at once, with the largest photos as base64 and as URLs: what
  * reading the body, preparing the inputs for a provider (re-encoding, base64, the JSON body), taking its result
  * back (base64 in the answer, or FASHN's output URL) and storing it cost in memory.
+ *
+ * `--hostile` sends instead each file of the hostile corpus (scripts/bench/hostile-corpus.ts) as a test key's shopper
+ * photo, in a fresh process each, and adds the longest wait of unrelated requests (CORS preflights, answered without
+ * the database) sent one after another while it is worked on: how long the isolate's event loop was held.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -27,6 +31,7 @@ import { encodeJpeg } from '../shared/engine/local/codecs/jpeg-encoder.ts'
 import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
 import { DEFAULT_MODELS } from '../shared/engine/providers/settings.ts'
 import { encodeBase64 } from '../shared/images/base64.ts'
+import { hostileCorpus } from './bench/hostile-corpus.ts'
 import { createKey, createTestDatabase } from '../tests/support/database.ts'
 import { startFakeStorage } from '../tests/support/fake-storage.ts'
 import { startImageServer } from '../tests/support/image-server.ts'
@@ -47,6 +52,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     sizes: { type: 'string', default: '3100x4650,2000x3000,1200x1800' },
     providers: { type: 'boolean', default: false },
+    hostile: { type: 'boolean', default: false },
     engines: { type: 'string', default: 'fashn,vertex,gemini' },
   },
 })
@@ -111,6 +117,9 @@ async function countersOf(pid: number): Promise<Counters> {
 
 interface Measurement {
   status: number
+  /** The longest wait of an unrelated request sent while this one was worked on (--hostile). */
+  probeMs?: number
+  answer?: string
   mainCpuMs: number
   allCpuMs: number
   wallMs: number
@@ -156,7 +165,12 @@ async function main() {
   const results: { label: string; image: string; measurements: Measurement[] }[] = []
 
   /** One request in a fresh Deno process, after a small warm-up request compiled the code paths. */
-  async function measure(body: unknown, scenario?: string, live?: { env: Record<string, string>; apiKey: string }): Promise<Measurement> {
+  async function measure(
+    body: unknown,
+    scenario?: string,
+    live?: { env: Record<string, string>; apiKey: string },
+    probe = false,
+  ): Promise<Measurement> {
     const deno = await startDeno({ ...env, ...live?.env })
     try {
       const post = (payload: unknown, headers: Record<string, string> = {}) =>
@@ -170,8 +184,40 @@ async function main() {
       const logStart = deno.output().length
       const before = await countersOf(deno.pid)
       const started = performance.now()
-      const status = await post(body, scenario ? { 'X-Tryon-Scenario': scenario } : {})
+      let settled = false
+      let answer = ''
+      const sent = fetch(deno.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-API-Key': live?.apiKey ?? key.apiKey,
+          ...(scenario ? { 'X-Tryon-Scenario': scenario } : {}),
+        },
+        body: JSON.stringify(body),
+      })
+        .then(async (response) => {
+          answer = (await response.text()).slice(0, 90)
+          return response.status
+        })
+        .finally(() => {
+          settled = true
+        })
+      const probes = (async () => {
+        let longest = 0
+        while (probe && !settled) {
+          const at = performance.now()
+          await fetch(deno.url, {
+            method: 'OPTIONS',
+            headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST' },
+          }).then((r) => r.arrayBuffer())
+          longest = Math.max(longest, performance.now() - at)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        return longest
+      })().catch(() => Number.NaN)
+      const status = await sent
       const wallMs = performance.now() - started
+      const probeMs = await probes
       const after = await countersOf(deno.pid)
       const line = deno
         .output()
@@ -180,6 +226,8 @@ async function main() {
         .find((l) => l.includes('"msg":"tryon"'))
       return {
         status,
+        probeMs: probe ? probeMs : undefined,
+        answer,
         mainCpuMs: after.mainCpu - before.mainCpu,
         allCpuMs: after.allCpu - before.allCpu,
         wallMs,
@@ -194,6 +242,7 @@ async function main() {
 
   try {
     if (values.providers) await measureProviders()
+    else if (values.hostile) await measureHostile()
     else
       for (const [width, height] of sizes) {
         const { shopper, garment } = await photos(width, height)
@@ -221,6 +270,18 @@ async function main() {
   } finally {
     await storage.close()
     await db.close()
+  }
+
+  /** Each file of the hostile corpus as a test key's shopper photo, with a small garment photo. */
+  async function measureHostile() {
+    const garment = encodeBase64(small.garment)
+    for (const file of await hostileCorpus()) {
+      const body = { userPhoto: encodeBase64(file.bytes), productImage: garment, productType: file.wedding ? 'wedding-dress' : undefined }
+      const measurements: Measurement[] = []
+      for (let i = 0; i < runs; i++) measurements.push(await measure(body, undefined, undefined, true))
+      results.push({ label: `hostile: ${file.name}`, image: `${(file.bytes.byteLength / 1024).toFixed(0)} KB`, measurements })
+      console.error(`measured ${file.name}: ${measurements[0].status} ${measurements[0].answer}`)
+    }
   }
 
   /** One live request per remote engine, its provider answering at once from a local fake. */
@@ -279,15 +340,17 @@ async function main() {
   console.log(
     `Deno, ${runs} runs each, every run in a fresh process after one small warm-up request; CPU and wall time are medians, peak RSS the maximum (VmHWM).\n`,
   )
-  console.log('| images | request | status | CPU, main thread | CPU, all threads | wall | RSS before | peak RSS | steps (median ms) |')
-  console.log('|---|---|---|---|---|---|---|---|---|')
+  console.log(
+    '| images | request | status | CPU, main thread | CPU, all threads | wall | RSS before | peak RSS | longest wait of another request | steps (median ms) |',
+  )
+  console.log('|---|---|---|---|---|---|---|---|---|---|')
   for (const { label, image, measurements: m } of results) {
     const steps = Object.keys(m[0].steps)
       .map((step) => `${step} ${median(m.map((x) => x.steps[step] ?? 0))}`)
       .join(', ')
     console.log(
-      `| ${image} | ${label} | ${m[0].status} | ${median(m.map((x) => x.mainCpuMs)).toFixed(0)} ms | ${median(m.map((x) => x.allCpuMs)).toFixed(0)} ms | ` +
-        `${median(m.map((x) => x.wallMs)).toFixed(0)} ms | ${median(m.map((x) => x.rssBeforeMb)).toFixed(0)} MB | ${max(m.map((x) => x.peakRssMb)).toFixed(0)} MB | ${steps} |`,
+      `| ${image} | ${label} | ${m[0].status} ${/"errorCode":"(\w+)"/.exec(m[0].answer ?? '')?.[1] ?? ''} | ${median(m.map((x) => x.mainCpuMs)).toFixed(0)} ms | ${median(m.map((x) => x.allCpuMs)).toFixed(0)} ms | ` +
+        `${median(m.map((x) => x.wallMs)).toFixed(0)} ms | ${median(m.map((x) => x.rssBeforeMb)).toFixed(0)} MB | ${max(m.map((x) => x.peakRssMb)).toFixed(0)} MB | ${m[0].probeMs === undefined ? '' : `${max(m.map((x) => x.probeMs ?? 0)).toFixed(0)} ms`} | ${steps} |`,
     )
   }
 }

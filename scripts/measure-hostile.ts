@@ -1,9 +1,11 @@
 /**
- * `npx tsx scripts/measure-hostile.ts`: sends the hostile requests of issue 12 to a dev stack running in a child
- * process (embedded PGlite, nothing else needed; HOSTILE_POSTGRES=1 uses a fresh database on the tests' Postgres
- * instead, so the database does not share the server's thread) and prints, for each, the answer, the server's CPU time and peak
+ * `npx tsx scripts/measure-hostile.ts`: sends hostile requests to a dev stack running in a child process (embedded
+ * PGlite, nothing else needed; HOSTILE_POSTGRES=1 uses a fresh database on the tests' Postgres instead, so the
+ * database does not share the server's thread) and prints, for each, the answer, the server's CPU time and peak
  * memory above its resident size before the request, and how long an unrelated request sent meanwhile waited.
- * Printed numbers, not a test: run it on two checkouts to compare.
+ * First the corpus of scripts/bench/hostile-corpus.ts (many-scan JPEGs, 40 MP WebPs, the PNG bomb, 40 MP photos),
+ * each as a test key's shopper photo; then the header and key cases. HOSTILE_ONLY=text runs the cases whose name
+ * holds it. Printed numbers, not a test: run it on two checkouts to compare.
  */
 import { fork } from 'node:child_process'
 import { get } from 'node:http'
@@ -15,6 +17,7 @@ import { encodeBase64 } from '../shared/images/base64.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../tests/support/images.ts'
 import { jpegWithFrames, pngWithHeaders, webpCanvasAndFrame } from '../tests/support/hostile-images.ts'
 import { processCpuSeconds } from './bench/cpu.ts'
+import { hostileCorpus } from './bench/hostile-corpus.ts'
 import { createTestDatabase } from '../tests/support/database.ts'
 
 type Ready = { url: string; apiKey: string; databaseUrl: string }
@@ -68,13 +71,16 @@ interface Case {
 
 async function parent(): Promise<void> {
   const db = process.env.HOSTILE_POSTGRES === '1' ? await createTestDatabase('postgres') : null
-  const server = fork(fileURLToPath(import.meta.url), ['child'], {
-    execArgv: process.execArgv,
-    env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  })
-  const ready = await new Promise<Ready>((resolve) => server.once('message', (m: Ready) => resolve(m)))
-  const pid = server.pid!
+  const start = async () => {
+    const child = fork(fileURLToPath(import.meta.url), ['child'], {
+      execArgv: process.execArgv,
+      env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    })
+    return { child, ready: await new Promise<Ready>((resolve) => child.once('message', (m: Ready) => resolve(m))) }
+  }
+  let { child: server, ready } = await start()
+  let pid = server.pid!
   const ask = (message: object) =>
     new Promise<any>((resolve) => {
       server.once('message', resolve)
@@ -91,11 +97,15 @@ async function parent(): Promise<void> {
       body: JSON.stringify(body),
     })
   const tryOn =
-    (userPhoto: Uint8Array | string, productImage: string = garment) =>
+    (userPhoto: Uint8Array | string, productImage: string = garment, productType?: string) =>
     (s: Ready) =>
-      post(s, { userPhoto: typeof userPhoto === 'string' ? userPhoto : encodeBase64(userPhoto), productImage })
+      post(s, { userPhoto: typeof userPhoto === 'string' ? userPhoto : encodeBase64(userPhoto), productImage, productType })
 
+  const corpus = (await hostileCorpus()).map(
+    (file): Case => ({ name: `0 ${file.name}`, send: tryOn(file.bytes, garment, file.wedding ? 'wedding-dress' : undefined) }),
+  )
   const cases: Case[] = [
+    ...corpus,
     {
       name: '1 PNG, IHDR 64×64 then IHDR 8000×8000',
       send: tryOn(
@@ -161,22 +171,50 @@ async function parent(): Promise<void> {
     { name: '7 playground with Host: evil.example', send: (s) => getWithHost(`${s.url}/`, 'evil.example') },
   ]
 
-  console.log('| request | answer | server CPU ms | peak RSS above start, MB | unrelated request waited, ms |')
+  console.log('| request | answer | server CPU ms | peak RSS above start, MB | longest wait of an unrelated request, ms |')
   console.log('|---|---|--:|--:|--:|')
   for (const c of cases.filter((c) => c.name.includes(process.env.HOSTILE_ONLY ?? ''))) {
     await writeFile(`/proc/${pid}/clear_refs`, '5')
     const rssBefore = await status(pid, 'VmRSS')
     const cpuBefore = await processCpuSeconds(pid)
-    const pending = c.send(ready)
-    // An unrelated request sent while the hostile one is being worked on: how long the event loop kept it waiting.
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    const probeStarted = performance.now()
-    const probe = fetch(`${ready.url}/openapi.json`)
-      .then((r) => r.arrayBuffer())
-      .then(() => performance.now() - probeStarted)
-    const response = await pending
-    const text = (await response.text()).replace(/\s+/g, ' ').slice(0, 110)
-    const waited = await probe
+    let settled = false
+    const pending = c.send(ready).finally(() => (settled = true))
+    // Unrelated requests sent one after another while the hostile one is being worked on: the longest any of them
+    // waited is how long the event loop was held.
+    const probes = (async () => {
+      let longest = 0
+      while (!settled) {
+        const started = performance.now()
+        // A connection the server dropped meanwhile (its keep-alive ran out while the loop was held) is retried.
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const ok = await fetch(`${ready.url}/openapi.json`).then(
+            (r) => r.arrayBuffer().then(() => true),
+            () => false,
+          )
+          if (ok) break
+        }
+        longest = Math.max(longest, performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      return longest
+    })().catch(() => Number.NaN)
+    const answered = await pending.then(
+      async (response) => ({ response, text: (await response.text()).replace(/\s+/g, ' ').slice(0, 110) }),
+      (error: Error) => ({ response: null, text: `no answer (${error.message})` }),
+    )
+    const waited = await probes
+    if (!answered.response) {
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))])
+    }
+    if (!answered.response || server.exitCode !== null) {
+      const exit = server.exitCode === null ? '' : `, the server exited with ${server.exitCode ?? server.signalCode}`
+      console.log(`| ${c.name} | ${answered.text}${exit} | | | ${Math.round(waited)} |`)
+      if (server.exitCode !== null || server.signalCode !== null) ({ child: server, ready } = await start())
+      pid = server.pid!
+      continue
+    }
+    const { response, text } = answered
     const cpu = (await processCpuSeconds(pid)) - cpuBefore
     const peak = (await status(pid, 'VmHWM')) - rssBefore
     const extra =

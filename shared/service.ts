@@ -1,14 +1,13 @@
 import type { Sql } from 'postgres'
 import { createPostgresBilling } from './billing/store.ts'
 import { createGeminiTrainScorer, createVertexTrainScorer } from './bridal/gemini-scorer.ts'
-import { createLocalPretreatment, TRAIN_GUIDANCE } from './bridal/local-pretreatment.ts'
-import { createLocalTrainScorer } from './bridal/local-scorer.ts'
+import { TRAIN_GUIDANCE } from './bridal/local-pretreatment.ts'
 import type { BridalSteps, TrainGuidance, TrainScorer } from './bridal/ports.ts'
 import { watchedScorer } from './bridal/watched-scorer.ts'
 import type { Settings } from './config.ts'
 import type { Deps } from './deps.ts'
 import { jsonLogger, type Logger } from './log.ts'
-import { createLocalEngine } from './engine/local/index.ts'
+import { inThreadLocalSteps, type LocalSteps } from './engine/local/steps.ts'
 import { serviceAccountTokens, staticAccessToken } from './engine/providers/google-auth.ts'
 import { createLiveEngine, providerRuntime } from './engine/providers/index.ts'
 import { vertexModelKind } from './engine/providers/settings.ts'
@@ -31,6 +30,8 @@ export interface Platform {
   /** The connection's remote address, for TRYON_CLIENT_ADDRESS_HEADER=socket; from the env the server passes. */
   socketAddress?: ClientAddressSource
   log?: Logger
+  /** Where the local engine and bridal steps run; in the request's thread when not given. */
+  localSteps?: LocalSteps
 }
 
 /**
@@ -75,11 +76,9 @@ function trainGuidanceOf(providers: Settings['providers']): TrainGuidance {
 export function createDeps(settings: Settings, platform: Platform): Deps {
   const log = platform.log ?? jsonLogger
   const localWork = createWorkGate({ ...settings.service.localWork, retryAfterSeconds: LOCAL_WORK_RETRY_AFTER_SECONDS })
-  const local = gatedEngine(createLocalEngine(), localWork)
-  const localBridal = gatedBridalSteps(
-    { pretreatment: createLocalPretreatment({ guidance: 'draws' }), scorer: createLocalTrainScorer() },
-    localWork,
-  )
+  const localSteps = platform.localSteps ?? inThreadLocalSteps()
+  const local = gatedEngine(localSteps.engine, localWork)
+  const localBridal = gatedBridalSteps(localSteps.bridal('draws'), localWork)
   const fetchImage = createImageFetcher({
     fetch: platform.fetch,
     resolveHost: platform.resolveHost,
@@ -97,13 +96,7 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
     )
   }
   // What the pre-treatment supplies depends on the engine that will run first (README "Wedding-dress mode, per engine").
-  const liveLocal = gatedBridalSteps(
-    {
-      pretreatment: createLocalPretreatment({ guidance: trainGuidanceOf(providers) }),
-      scorer: createLocalTrainScorer(),
-    },
-    localWork,
-  )
+  const liveLocal = gatedBridalSteps(localSteps.bridal(trainGuidanceOf(providers)), localWork)
   const liveBridal: BridalSteps = { pretreatment: liveLocal.pretreatment, scorer: liveTrainScorer(providers, runtime) ?? liveLocal.scorer }
   return {
     billing: createPostgresBilling(platform.sql, { timeoutMs: settings.service.databaseTimeoutMs }),

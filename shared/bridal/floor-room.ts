@@ -1,8 +1,16 @@
 import type { InputImage } from '../engine/types.ts'
-import { decodeImage, encodeJpeg } from '../engine/local/codecs/index.ts'
+import { decodeImage, encodeJpeg, type DecodeBudget } from '../engine/local/codecs/index.ts'
+import { downscaleToFit } from '../engine/local/resize.ts'
 
 /** Never more than half the photo again: a pre-treatment adds room, it does not change the picture. */
 const MAX_SHARE = 0.5
+/**
+ * The padded photo is made at no more than engines take (providers are sent about 2048 px, the local engine keeps
+ * 1536): a JPEG decoded at the DCT scale that still gives 2048 px, anything larger shrunk to 4096. A 40 MP photo
+ * padded at full size was 60 MP to encode, over the pixel limit the engine then holds it to.
+ */
+const PADDED_MIN_LONG_SIDE = 2048
+const PADDED_MAX_LONG_SIDE = 4096
 
 /**
  * The shopper photo with `rows` more rows of floor below it, so an engine that keeps the photo's framing
@@ -10,12 +18,15 @@ const MAX_SHARE = 0.5
  * column; where the feet or their shadow stand on that edge, the floor's run across the row (read robustly,
  * lighter in the middle under a vignette, graded by the light) stands in, so they are not drawn on into it.
  * `standing` tells, for a position t from 0 to 1 across the photo, whether the shopper stands there on the
- * bottom edge (their feet, as the analysis of the photo found them).
+ * bottom edge (their feet, as the analysis of the photo found them). The result counts its added rows (addedFloorRows).
  */
-export function padWithFloor(person: InputImage, rows: number, standing?: (t: number) => boolean): InputImage {
-  const image = decodeImage(person.bytes, person.format)
+export function padWithFloor(person: InputImage, rows: number, standing?: (t: number) => boolean, budget?: DecodeBudget): InputImage {
+  const decoded = decodeImage(person.bytes, person.format, { minLongSide: PADDED_MIN_LONG_SIDE, expected: person, budget })
+  const image = downscaleToFit(decoded, PADDED_MAX_LONG_SIDE)
   const { width, height } = image
-  const extra = Math.max(1, Math.min(Math.round(height * MAX_SHARE), Math.round(rows)))
+  // `rows` and the rows added before are in the photo's own rows; this copy may be smaller.
+  const scale = height / person.height
+  const extra = Math.max(1, Math.min(Math.round(height * MAX_SHARE), Math.round(rows * scale)))
   const out = new Uint8Array(width * (height + extra) * 4)
   out.set(image.data)
   const band = Math.max(1, Math.round(height * 0.02))
@@ -46,7 +57,7 @@ export function padWithFloor(person: InputImage, rows: number, standing?: (t: nu
     }
   }
   const bytes = encodeJpeg({ width, height: height + extra, data: out }, 90)
-  return { bytes, format: 'jpeg', width, height: height + extra }
+  return { bytes, format: 'jpeg', width, height: height + extra, addedFloorRows: extra + (person.addedFloorRows ?? 0) * scale }
 }
 
 /**

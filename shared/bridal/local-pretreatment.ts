@@ -71,12 +71,11 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
       const wanted = train.length + 0.02
       if (room >= wanted) return { kind: 'prepared', garment, train }
       const rows = Math.ceil(((wanted - room) * body.figureHeight * person.height) / small.height)
-      const padded = padWithFloor(person, rows, standingOnEdge(segmentation.mask))
-      return {
-        kind: 'prepared',
-        garment,
-        train,
-        person: { ...padded, addedFloorRows: padded.height - person.height + (person.addedFloorRows ?? 0) },
+      try {
+        return { kind: 'prepared', garment, train, person: padWithFloor(person, rows, standingOnEdge(segmentation.mask), decodeBudget) }
+      } catch (error) {
+        if (error instanceof ImageDecodeError) return { kind: 'unavailable', reason: 'the photo could not be given floor room' }
+        throw error
       }
     },
   }

@@ -50,6 +50,8 @@ const BACKSLASH = 0x5c
  */
 export function parseJsonBytes(bytes: Uint8Array, options: { largeFrom?: number } = {}): unknown {
   const largeFrom = options.largeFrom ?? 64 * 1024
+  // No string can be that long: the runtime's parser alone, with nothing to look for.
+  if (bytes.length < largeFrom) return JSON.parse(new TextDecoder().decode(bytes))
   const large: LargeString[] = []
   // Each large string is replaced by a placeholder string no other string in the document can equal.
   const marker = `\u0000${crypto.randomUUID()}:`

@@ -43,6 +43,11 @@ export const errorCatalogue = {
       'userPhoto: image is not a readable JPEG, PNG or WebP (the format is read from the bytes, not from the URL or data URI); ' +
       'send a JPEG, PNG or WebP image',
   },
+  image_too_complex: {
+    status: 400,
+    when: 'Decoding an image would take more work than a request may spend: too many progressive JPEG scans, or a large lossy WebP.',
+    message: 'userPhoto: it has more than the 100 progressive scans a JPEG may have; re-save it as a baseline JPEG',
+  },
   authentication_required: {
     status: 401,
     when: 'No `X-API-Key` header, a malformed or unknown key, or a key anywhere in the query string.',

@@ -4,6 +4,7 @@ import { LargeString } from '../encoding/json-bytes.ts'
 import { decodeBase64, decodedLengthOf } from './base64.ts'
 import { readInlineBase64, type InlineBase64 } from './base64-in-place.ts'
 import { ImageFetchError, type ImageFetcher } from './fetch.ts'
+import { decodingWork } from './decoding-work.ts'
 import { readImageHeader } from './sniff.ts'
 import type { ImageField, ImageLimits } from './types.ts'
 
@@ -137,6 +138,8 @@ function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): 
         `images may have at most ${limits.maxPixels / 1e6} megapixels`,
     )
   }
+  const work = decodingWork(bytes, header)
+  if (work?.refusal) throw new ApiError('image_too_complex', `${field}: ${work.refusal}`)
   return { ...header, bytes }
 }
 

@@ -6,7 +6,15 @@ import { encodeBase64 } from '../../shared/images/base64.ts'
 import { encodePng } from '../../devstack/samples/png-encoder.ts'
 import postgres from 'postgres'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
-import { hostileImageArbitrary, jpegWithFrames, pngWithHeaders, webpCanvasAndFrame } from '../support/hostile-images.ts'
+import {
+  hostileImageArbitrary,
+  jpegWithFrames,
+  manyScanJpeg,
+  manyScanJpegArbitrary,
+  pngWithHeaders,
+  webpCanvasAndFrame,
+} from '../support/hostile-images.ts'
+import { encodeWebpLossyFlat } from '../support/webp-encoder.ts'
 import { countingBilling, expectErrorBody, postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
 import type { CreatedKey } from '../support/database.ts'
 
@@ -243,6 +251,61 @@ describe('hostile input', () => {
           expect(['unsupported_image', 'image_too_large', 'image_too_small']).toContain(res.body.errorCode)
         }),
         { numRuns: 40, seed: 20261212 },
+      )
+      expect(await t.ledger(key)).toMatchObject({ reserved: 0, balance: before - delivered, ledgerBalance: before - delivered })
+    }, 180_000)
+  })
+
+  describe('images whose decoding work is out of proportion to their size', () => {
+    it.each([
+      [
+        'a 40 MP progressive JPEG of 1,000 end-of-band scans (156 KB)',
+        () => manyScanJpeg({ width: 7296, height: 5472, scans: 1000 }),
+        /more than the 100 progressive scans/,
+      ],
+      ['a 40 MP progressive JPEG of 10 full-band scans', () => manyScanJpeg({ width: 7296, height: 5472, scans: 10 }), /decoding work/],
+      ['a 40 MP lossy WebP (72 KB)', () => encodeWebpLossyFlat(7296, 5472), /lossy WebP of 7296×5472/],
+      ['a 40 MP lossy WebP with alpha', () => encodeWebpLossyFlat(7296, 5472, { alpha: true }), /cannot be decoded at a reduced size/],
+    ])('refuses %s with 400 image_too_complex, from its headers, and charges nothing', async (_, build, message) => {
+      const before = await t.ledger(key)
+      calls.length = 0
+      const res = await postTryOn(t.stack.functionUrl, {
+        apiKey: key.apiKey,
+        body: { userPhoto: encodeBase64(build()), productImage: garment },
+      })
+      expectErrorBody(res, 400, 'image_too_complex', message)
+      expect(res.body.error).toMatch(/^userPhoto: /)
+      expect(await t.ledger(key)).toMatchObject({ balance: before.balance, reserved: 0, ledgerBalance: before.ledgerBalance })
+    })
+
+    it('answers fuzzed many-scan JPEGs and large lossy WebPs with 200 or 400 image_too_complex, and charges only the 200s', async () => {
+      const before = await t.balanceOf(key)
+      let delivered = 0
+      const webp = fc
+        .record({ width: fc.integer({ min: 64, max: 4000 }), height: fc.integer({ min: 64, max: 4000 }), alpha: fc.boolean() })
+        .map(({ width, height, alpha }) => ({
+          bytes: encodeWebpLossyFlat(width, height, { alpha }),
+          refused: width * height > 2048 * 2048,
+        }))
+      const jpeg = manyScanJpegArbitrary({ maxSide: 1200, maxScans: 200 }).map((options) => ({
+        bytes: manyScanJpeg(options),
+        refused: null,
+      }))
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(webp, jpeg), async (file) => {
+          const res = await postTryOn(t.stack.functionUrl, {
+            apiKey: key.apiKey,
+            body: { userPhoto: person, productImage: encodeBase64(file.bytes) },
+          })
+          if (res.status === 200) {
+            expect(file.refused).not.toBe(true)
+            delivered++
+            return
+          }
+          expect(file.refused, JSON.stringify(res.body)).not.toBe(false)
+          expectErrorBody(res, 400, 'image_too_complex', /^productImage: /)
+        }),
+        { numRuns: 24, seed: 20261224 },
       )
       expect(await t.ledger(key)).toMatchObject({ reserved: 0, balance: before - delivered, ledgerBalance: before - delivered })
     }, 180_000)

@@ -154,3 +154,101 @@ export function hostileImageArbitrary(options: { firstMax?: number; laterMax?: n
     .map(([head, rest]): HostileFile => ({ bytes: jpegWithFrames([head, ...rest]), format: 'jpeg', sizes: [head, ...rest] }))
   return fc.oneof(png, webp, jpeg)
 }
+
+export interface ManyScanJpegOptions extends Size {
+  /** AC scans after the DC scan, each one end-of-band run over every block of its component. */
+  scans: number
+  /** 1 (greyscale) or 3 (three full-resolution components, the AC scans taking them in turn). */
+  components?: 1 | 3
+  /** The band of every AC scan (default 1–63). */
+  band?: [number, number]
+  /** Refinement scans (successive approximation, Ah = 1) instead of first passes. */
+  refine?: boolean
+}
+
+/**
+ * A progressive JPEG as the attack is built: one DC scan, then `scans` AC scans that are nothing but end-of-band runs
+ * (about 15 bits per 32767 blocks), so a 40 MP file of a thousand scans weighs about 150 KB while a decoder walks
+ * every block of the image once per scan.
+ */
+export function manyScanJpeg(options: ManyScanJpegOptions): Uint8Array {
+  const { width, height, scans } = options
+  const count = options.components ?? 1
+  const [ss, se] = options.band ?? [1, 63]
+  const blocks = Math.ceil(width / 8) * Math.ceil(height / 8)
+  const out: number[] = [0xff, 0xd8]
+  out.push(0xff, 0xdb, 0, 67, 0, ...new Array(64).fill(1))
+  out.push(0xff, 0xc2, 0, 8 + 3 * count, 8, height >> 8, height & 255, width >> 8, width & 255, count)
+  for (let i = 1; i <= count; i++) out.push(i, 0x11, 0)
+  // DC: one symbol (size 0) of one bit. AC: the end-of-band runs EOB0–EOB14, four bits each.
+  const acSymbols = Array.from({ length: 15 }, (_, r) => r << 4)
+  out.push(0xff, 0xc4, 0, 2 + 17 + 1, 0x00, 1, ...new Array(15).fill(0), 0)
+  out.push(0xff, 0xc4, 0, 2 + 17 + 15, 0x10, 0, 0, 0, 15, ...new Array(12).fill(0), ...acSymbols)
+  out.push(0xff, 0xda, 0, 6 + 2 * count, count)
+  for (let i = 1; i <= count; i++) out.push(i, 0x00)
+  out.push(0, 0, 0x00)
+  const dc = new ScanBits()
+  for (let i = 0; i < blocks * count; i++) dc.put(0, 1)
+  out.push(...dc.finish())
+  const runs = new ScanBits()
+  for (let left = blocks; left > 0; ) {
+    const run = Math.min(left, 32767)
+    const r = 31 - Math.clz32(run)
+    runs.put(r, 4)
+    if (r > 0) runs.put(run - (1 << r), r)
+    left -= run
+  }
+  const entropy = runs.finish()
+  for (let scan = 0; scan < scans; scan++) {
+    out.push(0xff, 0xda, 0, 8, 1, 1 + (scan % count), 0x00, ss, se, options.refine ? 0x10 : 0x00)
+    for (const byte of entropy) out.push(byte)
+  }
+  // A comment segment brings a small file over the service's 1 KB minimum.
+  if (out.length < 1100) out.splice(2, 0, 0xff, 0xfe, 0x04, 0x4e, ...new Array(0x44c).fill(0x20))
+  out.push(0xff, 0xd9)
+  return Uint8Array.from(out)
+}
+
+/** Entropy-coded bits, most significant first, 0xFF stuffed and the last byte padded with ones (T.81 F.1.2.3). */
+class ScanBits {
+  private bytes: number[] = []
+  private buffer = 0
+  private count = 0
+
+  put(value: number, bits: number): void {
+    for (let bit = bits - 1; bit >= 0; bit--) {
+      this.buffer = (this.buffer << 1) | ((value >> bit) & 1)
+      if (++this.count === 8) this.flush()
+    }
+  }
+
+  private flush(): void {
+    this.bytes.push(this.buffer)
+    if (this.buffer === 0xff) this.bytes.push(0)
+    this.buffer = 0
+    this.count = 0
+  }
+
+  finish(): number[] {
+    if (this.count > 0) {
+      this.buffer = (this.buffer << (8 - this.count)) | ((1 << (8 - this.count)) - 1)
+      this.flush()
+    }
+    return this.bytes
+  }
+}
+
+/** Many-scan progressive JPEGs of any size up to `maxSide`, one to `maxScans` scans, any band, first passes or refinements. */
+export function manyScanJpegArbitrary(options: { maxSide?: number; maxScans?: number } = {}): fc.Arbitrary<ManyScanJpegOptions> {
+  const band = fc
+    .tuple(fc.integer({ min: 1, max: 63 }), fc.integer({ min: 1, max: 63 }))
+    .map(([a, b]): [number, number] => [Math.min(a, b), Math.max(a, b)])
+  return fc.record({
+    width: fc.integer({ min: 16, max: options.maxSide ?? 2000 }),
+    height: fc.integer({ min: 16, max: options.maxSide ?? 2000 }),
+    scans: fc.integer({ min: 1, max: options.maxScans ?? 300 }),
+    components: fc.constantFrom<1 | 3>(1, 3),
+    band,
+    refine: fc.boolean(),
+  })
+}

@@ -48,11 +48,8 @@ export const REENCODE_LONG_SIDE = 2048
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
-  const fits =
-    policy.formats.includes(image.format) &&
-    image.bytes.byteLength <= policy.maxBytes &&
-    Math.max(image.width, image.height) <= policy.maxLongSide
-  if (fits) return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
+  if (sentAsIs(image, policy))
+    return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
   let pixels: RowSource
   try {
@@ -69,6 +66,19 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
     if (bytes.byteLength <= policy.maxBytes || tries >= 6) return { bytes, format: 'jpeg', contentType: 'image/jpeg', reencoded: true }
     side = Math.max(256, Math.floor(side * 0.75))
   }
+}
+
+/**
+ * Whether the provider takes the caller's bytes as they are: a format it reads, within its size and side limits. Intake
+ * has checked the headers (format, pixels, decoding work), so such an image goes out without a pixel decoded here.
+ * A rule that must change the pixels first (turning a photo upright, say) belongs here, and makes this false.
+ */
+export function sentAsIs(image: InputImage, policy: InputPolicy): boolean {
+  return (
+    policy.formats.includes(image.format) &&
+    image.bytes.byteLength <= policy.maxBytes &&
+    Math.max(image.width, image.height) <= policy.maxLongSide
+  )
 }
 
 /** The image as a data URI in a JSON body, its base64 written only as the body is sent. */

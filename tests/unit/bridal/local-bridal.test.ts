@@ -3,7 +3,8 @@ import { createLocalPretreatment, trainFor } from '../../../shared/bridal/local-
 import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
 import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
-import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { padWithFloor } from '../../../shared/bridal/floor-room.ts'
 import { analyseShopper, createLocalEngine, floorRowsIn, shopperPixels } from '../../../shared/engine/local/index.ts'
 import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
 import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
@@ -154,6 +155,17 @@ describe('floor added below a shopper photo', () => {
     // The analysis image and its mask still cover the added rows, at the photo's scale.
     expect(after.small.height / after.small.width).toBeCloseTo(outcome.person.height / outcome.person.width, 1)
     expect(after.segmentation.mask.height).toBe(after.small.height)
+  })
+
+  it('is made at no more than engines take: a photo over 4096 px comes back at 4096, its added rows counted at that size', () => {
+    const wide = asInput(makeFlatImage({ width: 6000, height: 400, color: [120, 110, 100], format: 'png' }))
+    const budget = createDecodeBudget(240e6)
+    const padded = padWithFloor({ ...wide, addedFloorRows: 30 }, 150, undefined, budget)
+    expect(padded.width).toBe(4096)
+    const photoRows = Math.round((400 * 4096) / 6000)
+    expect(padded.height).toBe(photoRows + Math.round((150 * photoRows) / 400))
+    expect(padded.addedFloorRows).toBeCloseTo(padded.height - photoRows + (30 * photoRows) / 400, 5)
+    expect(budget.remaining).toBe(240e6 - 6000 * 400)
   })
 
   it('continues the floor below the feet, not the shoes', async () => {

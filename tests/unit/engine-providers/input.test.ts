@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dataUri, InputPreparationError, prepareInput } from '../../../shared/engine/providers/images.ts'
+import { dataUri, InputPreparationError, prepareInput, sentAsIs } from '../../../shared/engine/providers/images.ts'
 import { jsonBody } from '../../../shared/engine/providers/json-body.ts'
 import { fetchOutput, generatedImage } from '../../../shared/engine/providers/output.ts'
 import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
@@ -15,6 +15,18 @@ describe('input preparation', () => {
     const prepared = prepareInput(png, 'productImage', any)
     expect(prepared).toEqual({ bytes: png.bytes, format: 'png', contentType: 'image/png', reencoded: false })
     expect(JSON.parse(new TextDecoder().decode(jsonBody(dataUri(prepared)).bytes()))).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
+  })
+
+  it('decodes nothing for an image the provider takes as it is: a JPEG whose pixels are garbage still goes out untouched', () => {
+    const photo = asInput(makeNoiseImage({ width: 300, height: 200, format: 'jpeg' }))
+    const garbled = photo.bytes.slice()
+    garbled.fill(0x55, garbled.length - 400, garbled.length - 2)
+    const image = { ...photo, bytes: garbled }
+    expect(sentAsIs(image, any)).toBe(true)
+    expect(prepareInput(image, 'userPhoto', any)).toMatchObject({ bytes: garbled, reencoded: false })
+    expect(sentAsIs(image, { ...any, formats: ['png'] })).toBe(false)
+    expect(sentAsIs(image, { ...any, maxLongSide: 299 })).toBe(false)
+    expect(sentAsIs(image, { ...any, maxBytes: garbled.length - 1 })).toBe(false)
   })
 
   it('shrinks and re-encodes until the bytes fit', () => {

@@ -8,6 +8,8 @@ import type { KeyMode } from '../../../shared/auth/api-key.ts'
 
 const MAX_BODY = 30 * 1024 * 1024
 const photo = 'QUJD'.repeat(40_000)
+/** Over the 1 MB from which a body is read in place. */
+const largePhoto = 'QUJD'.repeat(300_000)
 
 function post(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}): Request {
   return new Request('http://localhost/tryon-api', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
@@ -39,21 +41,27 @@ async function refusal(work: Promise<unknown>): Promise<ApiError> {
 }
 
 describe('reading a try-on request body', () => {
-  it('leaves large images in the body’s bytes and reads the rest as usual', async () => {
+  it('leaves large images in the bytes of a body over 1 MB and reads the rest as usual', async () => {
     const body = JSON.stringify({
-      userPhoto: `data:image/jpeg;base64,${photo}`,
+      userPhoto: `data:image/jpeg;base64,${largePhoto}`,
       productImage: 'https://shop.example/dress.jpg',
       clothingType: ' Dress ',
       extra: { nested: photo },
     })
     const { input } = await parseTryOnRequest(post(body), 'live', MAX_BODY)
     expect(input.userPhoto).toBeInstanceOf(LargeString)
-    expect((input.userPhoto as LargeString).text()).toBe(`data:image/jpeg;base64,${photo}`)
+    expect((input.userPhoto as LargeString).text()).toBe(`data:image/jpeg;base64,${largePhoto}`)
     expect(input).toMatchObject({ productImage: 'https://shop.example/dress.jpg', clothingType: 'Dress', productKind: 'standard' })
   })
 
+  it('reads a body under 1 MB with the runtime’s own parser: its images are plain strings', async () => {
+    const body = JSON.stringify({ userPhoto: `data:image/jpeg;base64,${photo}`, productImage: photo, clothingType: 'Dress' })
+    const { input } = await parseTryOnRequest(post(body), 'live', MAX_BODY)
+    expect(input).toMatchObject({ userPhoto: `data:image/jpeg;base64,${photo}`, productImage: photo, clothingType: 'Dress' })
+  })
+
   it('hashes what the idempotency hash always covered: the scenario and the body as text', async () => {
-    const body = JSON.stringify({ userPhoto: photo, productImage: photo, clothingType: 'Robe d’été' })
+    const body = JSON.stringify({ userPhoto: largePhoto, productImage: photo, clothingType: 'Robe d’été' })
     const plain = await parseTryOnRequest(post(body, { 'idempotency-key': 'k-1' }), 'test', MAX_BODY)
     expect(plain.idempotency?.requestHash).toEqual(textHash('', body))
     const forced = await parseTryOnRequest(
@@ -66,7 +74,7 @@ describe('reading a try-on request body', () => {
     const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(body)])
     const bom = await parseTryOnRequest(post(withBom, { 'idempotency-key': 'k-1' }), 'test', MAX_BODY)
     expect(bom.idempotency?.requestHash).toEqual(textHash('', body))
-    expect((bom.input.productImage as LargeString).text()).toBe(photo)
+    expect((bom.input.userPhoto as LargeString).text()).toBe(largePhoto)
   })
 
   it('checks a large value of another field as the string it is', async () => {

@@ -8,6 +8,7 @@ export { encodeJpeg, encodeJpegRows } from './jpeg-encoder.ts'
 export {
   createDecodeBudget,
   ImageDecodeError,
+  ImageTooComplexError,
   ImageTooLargeError,
   createRgba,
   MAX_IMAGE_PIXELS,

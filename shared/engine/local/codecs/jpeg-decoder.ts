@@ -1,7 +1,16 @@
-import { buildHuffmanTable, decodeProgressiveAcScan, ZIGZAG, type HuffmanTable, type ScanComponent } from './jpeg-entropy.ts'
+import { JPEG_MAX_SCANS, JPEG_WORK_PER_BLOCK, jpegScanWork } from '../../../images/decoding-work.ts'
+import {
+  buildHuffmanTable,
+  decodeProgressiveAcScan,
+  scanGeometry,
+  ZIGZAG,
+  type HuffmanTable,
+  type ScanComponent,
+  type ScanParams,
+} from './jpeg-entropy.ts'
 import { outputBlock } from './jpeg-idct.ts'
 import { decodeBaselineScan, decodeBaselineScanAtEighth, decodeProgressiveDcScan } from './jpeg-sequential-scan.ts'
-import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage, type RowSource } from './raster.ts'
+import { checkAllocation, ImageDecodeError, ImageTooComplexError, type AllocationLimits, type RgbaImage, type RowSource } from './raster.ts'
 
 export interface JpegDecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs: lets the decoder drop resolution in the DCT domain (1/2, 1/4, 1/8). */
@@ -23,6 +32,9 @@ interface Frame {
   mcusPerColumn: number
   scale: number
   components: FrameComponent[]
+  /** The coefficient steps its scans may take in all (JPEG_WORK_PER_BLOCK a block), and those taken so far. */
+  workLimit: number
+  work: number
 }
 
 const UNSUPPORTED_SOF: Record<number, string> = {
@@ -133,8 +145,10 @@ function decodePlanes(bytes: Uint8Array, options: JpegDecodeOptions): { frame: F
       throw new ImageDecodeError(`${UNSUPPORTED_SOF[marker]} is not supported`)
     } else if (marker === 0xda) {
       if (!frame) throw new ImageDecodeError('the JPEG has a scan before its frame header')
-      pos = readScan(bytes, p, end, frame, quantTables, dcTables, acTables, restartInterval)
-      scans++
+      if (++scans > JPEG_MAX_SCANS) {
+        throw new ImageTooComplexError(`it has more than the ${JPEG_MAX_SCANS} progressive scans a JPEG may have`)
+      }
+      pos = readScan(bytes, p, end, frame, quantTables, dcTables, acTables, restartInterval, options)
       continue
     }
     pos = end
@@ -236,7 +250,20 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
       planeWidth,
     }
   })
-  return { width, height, progressive, hMax, vMax, mcusPerLine, mcusPerColumn, scale, components }
+  const blocks = components.reduce((n, c) => n + c.blocksPerLine * c.blocksPerColumn, 0)
+  return {
+    width,
+    height,
+    progressive,
+    hMax,
+    vMax,
+    mcusPerLine,
+    mcusPerColumn,
+    scale,
+    components,
+    workLimit: JPEG_WORK_PER_BLOCK * blocks,
+    work: 0,
+  }
 }
 
 function readScan(
@@ -248,6 +275,7 @@ function readScan(
   dcTables: (HuffmanTable | null)[],
   acTables: (HuffmanTable | null)[],
   restartInterval: number,
+  limits: AllocationLimits,
 ): number {
   const count = bytes[p++]
   const components: FrameComponent[] = []
@@ -270,8 +298,6 @@ function readScan(
   if (frame.progressive && (spectralEnd > 63 || spectralStart > spectralEnd || (spectralStart > 0 && count !== 1))) {
     throw new ImageDecodeError('the JPEG has an invalid progressive scan')
   }
-  // At 1/8 a block is its DC term alone: a progressive image's AC scans need not even be decoded.
-  if (frame.progressive && frame.scale === 8 && spectralStart > 0) return skipEntropyData(bytes, end)
   const scan = {
     components,
     mcusPerLine: frame.mcusPerLine,
@@ -282,11 +308,29 @@ function readScan(
     approxHigh,
     approxLow,
   }
+  chargeScan(frame, scan, limits)
+  // At 1/8 a block is its DC term alone: a progressive image's AC scans need not even be decoded.
+  if (frame.progressive && frame.scale === 8 && spectralStart > 0) return skipEntropyData(bytes, end)
   if (frame.progressive && spectralStart > 0) return decodeProgressiveAcScan(bytes, end, scan)
   if (frame.progressive) return decodeProgressiveDcScan(bytes, end, scan, frame.scale)
   for (const c of components) c.quant = requireQuant(quantTables, c.quantIndex)
   if (frame.scale === 8) return decodeBaselineScanAtEighth(bytes, end, scan)
   return decodeBaselineScan(bytes, end, scan, frame.scale)
+}
+
+/**
+ * Counts a scan's work before it is decoded, as intake counted it from the markers (shared/images/decoding-work.ts):
+ * past the image's allowance, or the request's budget, the decode stops there.
+ */
+function chargeScan(frame: Frame, scan: ScanParams, limits: AllocationLimits): void {
+  const { total } = scanGeometry(scan)
+  const blocks = scan.components.length === 1 ? total : total * scan.components.reduce((n, c) => n + c.h * c.v, 0)
+  const steps = frame.progressive ? jpegScanWork(blocks, scan.spectralStart, scan.spectralEnd) : jpegScanWork(blocks, 0, 63)
+  if (frame.work + steps > frame.workLimit) {
+    throw new ImageTooComplexError('its progressive scans take more decoding work than a JPEG of its size may take')
+  }
+  limits.budget?.spendWork(steps)
+  frame.work += steps
 }
 
 const CR_R = new Int32Array(256)

@@ -332,13 +332,31 @@ export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: S
   const decodeBlock = ah === 0 ? firstAc : refineAc
   const { total, perLine } = scanGeometry(scan)
   const interval = scan.restartInterval > 0 ? scan.restartInterval : total
+  let untilRestart = interval
   for (let mcu = 0; mcu < total; mcu++) {
-    if (mcu > 0 && mcu % interval === 0) {
+    if (untilRestart-- === 0) {
       reader.restart()
       eobrun = 0
+      untilRestart = interval - 1
     }
     const row = (mcu / perLine) | 0
-    decodeBlock(c, (row * c.blocksPerLine + mcu - row * perLine) * 64)
+    const block = row * c.blocksPerLine + mcu - row * perLine
+    if (eobrun > 0) {
+      // A run of end-of-band blocks has nothing to read in a first pass, nor in a refinement for a block with no
+      // coefficient in the band yet: such blocks are passed over, a whole run at once, within the restart interval.
+      if (ah === 0) {
+        const run = Math.min(eobrun, untilRestart + 1, total - mcu)
+        eobrun -= run
+        mcu += run - 1
+        untilRestart -= run - 1
+        continue
+      }
+      if (c.lastNonzero[block] < ss) {
+        eobrun--
+        continue
+      }
+    }
+    decodeBlock(c, block * 64)
   }
   return reader.pos
 }

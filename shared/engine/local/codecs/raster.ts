@@ -15,6 +15,11 @@ export class ImageTooLargeError extends ImageDecodeError {
   override name = 'ImageTooLargeError'
 }
 
+/** Decoding the image would take more work than its size warrants, or than is left of the request's budget. */
+export class ImageTooComplexError extends ImageDecodeError {
+  override name = 'ImageTooComplexError'
+}
+
 export function createRgba(width: number, height: number): RgbaImage {
   return { width, height, data: new Uint8Array(width * height * 4) }
 }
@@ -30,11 +35,32 @@ export interface DecodeBudget {
   /** Takes `pixels` from the budget, or throws ImageTooLargeError and takes nothing. */
   spend(pixels: number): void
   readonly remaining: number
+  /** Takes `steps` of decoding work (a JPEG's coefficient steps) from the budget, or throws ImageTooComplexError. */
+  spendWork(steps: number): void
+  /** The work taken so far, and what is left. */
+  readonly workSpent: number
+  readonly workRemaining: number
 }
 
-export function createDecodeBudget(pixels: number): DecodeBudget {
+/** Work allowed per decoded pixel of the budget: eight coefficient steps (512 a block of 64 pixels, as one image may take). */
+const WORK_PER_PIXEL = 8
+
+export function createDecodeBudget(pixels: number, work = pixels * WORK_PER_PIXEL): DecodeBudget {
   let remaining = pixels
+  let workSpent = 0
   return {
+    spendWork(steps) {
+      if (workSpent + steps > work) {
+        throw new ImageTooComplexError(`decoding it would take this request past its budget of ${work} steps of decoding work`)
+      }
+      workSpent += steps
+    },
+    get workSpent() {
+      return workSpent
+    },
+    get workRemaining() {
+      return work - workSpent
+    },
     spend(amount) {
       if (amount > remaining) {
         throw new ImageTooLargeError(

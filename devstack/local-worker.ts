@@ -1,0 +1,54 @@
+/**
+ * A worker thread of devstack/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
+ * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
+ * and what the call spent of the budget.
+ */
+import { parentPort } from 'node:worker_threads'
+import type { TrainGuidance } from '../shared/bridal/ports.ts'
+import { createDecodeBudget } from '../shared/engine/local/codecs/raster.ts'
+import { inThreadLocalSteps } from '../shared/engine/local/steps.ts'
+import type { LocalCall, LocalReply } from './local-workers.ts'
+
+const steps = inThreadLocalSteps()
+const bridal = new Map<TrainGuidance, ReturnType<typeof steps.bridal>>()
+const running = new Map<number, AbortController>()
+
+parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
+  if ('cancel' in message) return running.get(message.cancel)?.abort()
+  const abort = new AbortController()
+  running.set(message.id, abort)
+  const budget = message.budget ? createDecodeBudget(message.budget.pixels, message.budget.work) : undefined
+  const common = { signal: abort.signal, decodeBudget: budget }
+  let reply: LocalReply
+  try {
+    let value: unknown
+    if (message.op === 'generate') value = await steps.engine.generate({ ...message.request, ...common })
+    else {
+      const guidance = message.guidance
+      if (!bridal.has(guidance)) bridal.set(guidance, steps.bridal(guidance))
+      const { pretreatment, scorer } = bridal.get(guidance)!
+      value =
+        message.op === 'prepare'
+          ? await pretreatment.prepare({ ...message.request, ...common })
+          : await scorer.score({ ...message.request, ...common })
+    }
+    const spent = budget && message.budget ? { pixels: message.budget.pixels - budget.remaining, work: budget.workSpent } : undefined
+    reply = { id: message.id, ok: true, value, spent }
+  } catch (error) {
+    reply = {
+      id: message.id,
+      ok: false,
+      error: { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error) },
+    }
+  } finally {
+    running.delete(message.id)
+  }
+  parentPort!.postMessage(reply, transferables(reply))
+})
+
+/** A generated image's bytes go back without a copy. */
+function transferables(reply: LocalReply): ArrayBuffer[] {
+  const value = reply.ok ? (reply.value as { kind?: string; image?: { bytes?: Uint8Array } }) : undefined
+  const buffer = value?.kind === 'generated' ? value.image?.bytes?.buffer : undefined
+  return buffer instanceof ArrayBuffer ? [buffer] : []
+}

@@ -1,0 +1,150 @@
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type {
+  BridalSteps,
+  PretreatmentOutcome,
+  ScoreOutcome,
+  TrainGuidance,
+  TrainPretreatment,
+  TrainScorer,
+} from '../shared/bridal/ports.ts'
+import type { DecodeBudget } from '../shared/engine/local/codecs/raster.ts'
+import type { LocalSteps } from '../shared/engine/local/steps.ts'
+import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../shared/engine/types.ts'
+
+/** What the main thread asks a worker: one call of the local engine or of a bridal step, with what it may decode. */
+export type LocalCall = { id: number; budget?: { pixels: number; work: number } } & LocalRequest
+
+type LocalRequest =
+  | { op: 'generate'; request: Omit<TryOnRequest, 'signal' | 'remainingMs' | 'decodeBudget'> }
+  | { op: 'prepare'; guidance: TrainGuidance; request: { person: InputImage; garment: InputImage } }
+  | { op: 'score'; guidance: TrainGuidance; request: { result: GeneratedImage; person: InputImage; garment: InputImage } }
+
+export type LocalReply =
+  | { id: number; ok: true; value: unknown; spent?: { pixels: number; work: number } }
+  | { id: number; ok: false; error: { name: string; message: string } }
+
+interface Pending {
+  worker: Worker
+  resolve(value: unknown): void
+  reject(error: Error): void
+  budget?: DecodeBudget
+}
+
+/**
+ * The local engine and bridal steps on `threads` worker threads (node:worker_threads), so their seconds of decoding
+ * and image work leave the server's event loop free for other requests. Calls beyond the threads wait for one (the
+ * work gate in front keeps them to its concurrency). A call's images are copied to the worker (a view of a request's
+ * body would otherwise take the whole body along); its result comes back transferred.
+ */
+export function createWorkerLocalSteps(options: { threads: number }): LocalSteps & { close(): Promise<void> } {
+  // The worker is TypeScript like the rest of the dev stack: it registers tsx's loader (found from here), then imports it.
+  const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href
+  const entry = new URL('./local-worker.ts', import.meta.url).href
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
+  const workers: Worker[] = []
+  const pending = new Map<number, Pending>()
+  const idle: Worker[] = []
+  const waiting: ((worker: Worker) => void)[] = []
+  let nextId = 1
+  let closed = false
+
+  // Started on first use, so a server that never runs local work keeps no threads.
+  const start = (): Worker => {
+    const worker = new Worker(bootstrap, { eval: true })
+    worker.unref()
+    worker.on('message', (reply: LocalReply) => {
+      const call = pending.get(reply.id)
+      if (!call) return
+      pending.delete(reply.id)
+      if (!reply.ok) return call.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }))
+      if (reply.spent && call.budget) {
+        call.budget.spend(reply.spent.pixels)
+        call.budget.spendWork(reply.spent.work)
+      }
+      call.resolve(reply.value)
+    })
+    worker.on('error', (error) => {
+      for (const [id, call] of pending) {
+        if (call.worker !== worker) continue
+        pending.delete(id)
+        call.reject(error)
+      }
+    })
+    workers.push(worker)
+    return worker
+  }
+
+  const acquire = (): Promise<Worker> => {
+    const worker = idle.pop() ?? (workers.length < options.threads ? start() : undefined)
+    return worker ? Promise.resolve(worker) : new Promise((resolve) => waiting.push(resolve))
+  }
+  const release = (worker: Worker) => {
+    const next = waiting.shift()
+    if (next) next(worker)
+    else idle.push(worker)
+  }
+
+  async function call<T>(message: LocalRequest, signal?: AbortSignal, budget?: DecodeBudget): Promise<T> {
+    if (closed) throw new Error('the local workers are closed')
+    const worker = await acquire()
+    const id = nextId++
+    const onAbort = () => worker.postMessage({ cancel: id })
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        pending.set(id, { worker, resolve: resolve as (value: unknown) => void, reject, budget })
+        const full: LocalCall = { ...message, id, budget: budget && { pixels: budget.remaining, work: budget.workRemaining } }
+        worker.postMessage(full)
+      })
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      release(worker)
+    }
+  }
+
+  const own = (image: InputImage): InputImage => ({ ...image, bytes: image.bytes.slice() })
+  const bridal = (guidance: TrainGuidance): BridalSteps => {
+    const pretreatment: TrainPretreatment = {
+      name: 'local',
+      prepare: ({ person, garment, signal, decodeBudget }) =>
+        call<PretreatmentOutcome>(
+          { op: 'prepare', guidance, request: { person: own(person), garment: own(garment) } },
+          signal,
+          decodeBudget,
+        ),
+    }
+    const scorer: TrainScorer = {
+      name: 'local',
+      score: ({ result, person, garment, signal, decodeBudget }) =>
+        call<ScoreOutcome>(
+          {
+            op: 'score',
+            guidance,
+            request: { result: { ...result, bytes: result.bytes.slice() }, person: own(person), garment: own(garment) },
+          },
+          signal,
+          decodeBudget,
+        ),
+    }
+    return { pretreatment, scorer }
+  }
+
+  return {
+    engine: {
+      name: 'local',
+      generate: ({ signal, remainingMs: _, decodeBudget, ...request }) =>
+        call<EngineOutcome<GeneratedImage>>(
+          { op: 'generate', request: { ...request, person: own(request.person), garment: own(request.garment) } },
+          signal,
+          decodeBudget,
+        ),
+    },
+    bridal,
+    async close() {
+      closed = true
+      await Promise.all(workers.map((worker) => worker.terminate()))
+    },
+  }
+}

@@ -1,0 +1,43 @@
+import { performance } from 'node:perf_hooks'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createWorkerLocalSteps } from '../../../devstack/local-workers.ts'
+import { createDecodeBudget } from '../../../shared/engine/local/codecs/raster.ts'
+import { inThreadLocalSteps } from '../../../shared/engine/local/steps.ts'
+import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
+
+describe('the local engine on worker threads (the Node dev stack)', () => {
+  const workers = createWorkerLocalSteps({ threads: 1 })
+  afterAll(() => workers.close())
+  const person = asInput(makeShopperPhoto({ width: 1800, height: 2700, format: 'jpeg' }))
+  const garment = asInput(makeGarmentPhoto({ kind: 'dress', color: [150, 30, 60], width: 900, height: 1200, format: 'png' }))
+
+  it('generates the same bytes as in the thread, and charges what it decoded to the request budget', async () => {
+    const here = createDecodeBudget(240e6)
+    const there = createDecodeBudget(240e6)
+    const expected = await inThreadLocalSteps().engine.generate({ person, garment, category: 'dress', decodeBudget: here })
+    const actual = await workers.engine.generate({ person, garment, category: 'dress', decodeBudget: there })
+    expect(actual.kind).toBe('generated')
+    expect(actual).toEqual(expected)
+    expect(there.remaining).toBe(here.remaining)
+    expect(there.workSpent).toBe(here.workSpent)
+    expect(there.workSpent).toBeGreaterThan(0)
+  })
+
+  it('leaves the event loop free while it decodes and renders: busy for under a fifth of the generation', async () => {
+    await workers.engine.generate({ person, garment, category: 'dress' })
+    const before = performance.eventLoopUtilization()
+    const outcome = await workers.engine.generate({ person, garment, category: 'dress' })
+    const used = performance.eventLoopUtilization(before)
+    expect(outcome.kind).toBe('generated')
+    expect(used.utilization).toBeLessThan(0.2)
+  })
+
+  it('runs the bridal steps there too', async () => {
+    const { pretreatment, scorer } = workers.bridal('draws')
+    const prepared = await pretreatment.prepare({ person, garment })
+    expect(['prepared', 'unavailable']).toContain(prepared.kind)
+    const broken = { ...garment, bytes: garment.bytes.subarray(0, 2000) }
+    const scored = await scorer.score({ result: { bytes: person.bytes, contentType: 'image/jpeg' }, person, garment: broken })
+    expect(scored.kind === 'unavailable' || scored.kind === 'scored').toBe(true)
+  })
+})

@@ -1,0 +1,95 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, ImageTooComplexError } from '../../../shared/engine/local/codecs/raster.ts'
+import { decodingWork, JPEG_MAX_SCANS, JPEG_WORK_PER_BLOCK, LOSSY_WEBP_MAX_PIXELS } from '../../../shared/images/decoding-work.ts'
+import { readImageHeader } from '../../../shared/images/sniff.ts'
+import { manyScanJpeg, manyScanJpegArbitrary, webpFlat } from '../../support/hostile-images.ts'
+import { blankCoefficients, writeJpeg, type JpegLayout } from '../../support/jpeg-writer.ts'
+import { encodeWebpLossyFlat } from '../../support/webp-encoder.ts'
+
+const workOf = (bytes: Uint8Array) => decodingWork(bytes, readImageHeader(bytes)!)
+
+describe('the decoding work of a progressive JPEG', () => {
+  it.each<JpegLayout>(['gray', '4:4:4', '4:2:2', '4:2:0', 'cmyk', 'ycck'])(
+    "admits libjpeg's default progression (%s) with room to spare, and a baseline file at a sixth of the limit",
+    (layout) => {
+      const progressive = workOf(writeJpeg(blankCoefficients(333, 251, layout), { progressive: true }))!
+      const baseline = workOf(writeJpeg(blankCoefficients(333, 251, layout)))!
+      expect(progressive.refusal).toBeUndefined()
+      expect(progressive.work / progressive.limit).toBeLessThan(0.6)
+      expect(baseline.work / baseline.limit).toBeLessThan(1 / 6)
+    },
+  )
+
+  it('refuses a 40 MP file of 1,000 end-of-band scans from its markers, naming the scan limit', () => {
+    const work = workOf(manyScanJpeg({ width: 7296, height: 5472, scans: 1000 }))!
+    expect(work.refusal).toMatch(/more than the 100 progressive scans a JPEG may have/)
+  })
+
+  it('refuses a 40 MP file of 10 full-band scans for their work, though they are under the scan limit', () => {
+    const work = workOf(manyScanJpeg({ width: 7296, height: 5472, scans: 10 }))!
+    expect(work.refusal).toMatch(/times the decoding work/)
+    expect(work.work).toBeGreaterThan(work.limit)
+  })
+
+  it('agrees with the decoder, which stops at the limit it counts: never more coefficient steps than the image may take', () => {
+    fc.assert(
+      fc.property(manyScanJpegArbitrary({ maxSide: 640, maxScans: 160 }), fc.constantFrom(0, 256, 2048), (options, minLongSide) => {
+        const bytes = manyScanJpeg(options)
+        const estimate = workOf(bytes)!
+        const budget = createDecodeBudget(1e9, 1e12)
+        let refused: unknown = null
+        try {
+          decodeImage(bytes, 'jpeg', { minLongSide, budget })
+        } catch (error) {
+          refused = error
+        }
+        expect(budget.workSpent).toBeLessThanOrEqual(estimate.limit)
+        if (estimate.refusal) {
+          expect(refused).toBeInstanceOf(ImageTooComplexError)
+        } else {
+          expect(refused).toBeNull()
+          expect(budget.workSpent).toBe(estimate.work)
+        }
+        expect(estimate.refusal !== undefined).toBe(options.scans + 1 > JPEG_MAX_SCANS || estimate.work > estimate.limit)
+      }),
+      { numRuns: 60, seed: 24_0001 },
+    )
+  })
+
+  it("stops a decode at the request's budget of work, having spent no more than it", () => {
+    const bytes = manyScanJpeg({ width: 400, height: 300, scans: 3 })
+    const blocks = 50 * 38
+    const budget = createDecodeBudget(1e9, blocks * 100)
+    expect(() => decodeImage(bytes, 'jpeg', { budget })).toThrow(ImageTooComplexError)
+    expect(budget.workSpent).toBeLessThanOrEqual(blocks * 100)
+    expect(JPEG_WORK_PER_BLOCK * blocks).toBeGreaterThan(blocks * 100)
+  })
+})
+
+describe('the decoding work of a WebP', () => {
+  const size = fc.record({ width: fc.integer({ min: 16, max: 16383 }), height: fc.integer({ min: 16, max: 16383 }) })
+
+  it('refuses a lossy WebP, with or without alpha, over 2048 × 2048 pixels, and admits any smaller one', () => {
+    fc.assert(
+      fc.property(size, fc.boolean(), fc.constantFrom(0, 63), ({ width, height }, alpha, filterLevel) => {
+        const work = workOf(encodeWebpLossyFlat(width, height, { alpha, filterLevel }))!
+        expect(work.work).toBe(width * height)
+        if (width * height > LOSSY_WEBP_MAX_PIXELS) expect(work.refusal).toMatch(/lossy WebP .* cannot be decoded at a reduced size/)
+        else expect(work.refusal).toBeUndefined()
+      }),
+      { numRuns: 40, seed: 24_0002 },
+    )
+  })
+
+  it('leaves a lossless WebP to the pixel limit: it decodes in time proportional to its pixels', () => {
+    expect(workOf(webpFlat({ width: 7000, height: 5000 }))).toBeNull()
+  })
+
+  it('decodes the lossy files it admits, to the size their header gives', () => {
+    const image = decodeImage(encodeWebpLossyFlat(300, 200, { alpha: true, filterLevel: 20 }), 'webp')
+    expect([image.width, image.height]).toEqual([300, 200])
+    expect(image.data[3]).toBe(128)
+  })
+})
