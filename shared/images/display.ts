@@ -122,7 +122,7 @@ function pngMetadata(bytes: Uint8Array): Metadata {
   return found
 }
 
-/** An iCCP chunk's profile: a name of 1 to 79 bytes, a NUL, compression method 0, then a zlib stream inflated to at most MAX_PROFILE_BYTES. */
+/** An iCCP chunk's profile: a name of 1 to 79 bytes, a NUL, compression method 0, then zlib data, inflated to MAX_PROFILE_BYTES at most. */
 function inflateProfile(body: Uint8Array): Uint8Array | undefined {
   const nul = body.subarray(0, 81).indexOf(0)
   if (nul < 1 || body[nul + 1] !== 0) return undefined
