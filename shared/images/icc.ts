@@ -44,7 +44,7 @@ export function srgbConversionOf(profile: Uint8Array): SrgbConversion | undefine
   const [r, g, b] = colorants as number[][]
   const toPcs = [r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2], b[2]]
   const conversion = matrixConversion(multiply3(PCS_TO_SRGB, toPcs), curves as Float32Array[])
-  return conversion && !movesAnyColour(conversion) ? conversion : undefined
+  return conversion && movesAnyColour(conversion) ? conversion : undefined
 }
 
 function text(bytes: Uint8Array, at: number): string {
