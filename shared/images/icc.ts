@@ -114,24 +114,51 @@ const ENCODE = Uint8Array.from({ length: ENCODE_STEPS + 1 }, (_, i) => {
   return Math.round(encoded * 255)
 })
 
-/** Colours outside sRGB are clipped channel by channel, as a display without a wider gamut shows them. */
+/**
+ * Colours outside sRGB are clipped channel by channel, as a display without a wider gamut shows them. In integers:
+ * linear light and the matrix in steps of 1/ENCODE_STEPS, so a product fits in 32 bits for any matrix with rows
+ * summing (in absolute value) under 7, which spaces as wide as ProPhoto stay well within.
+ */
 function matrixConversion(m: number[], curves: Float32Array[]): SrgbConversion | undefined {
-  if (m.some((v) => !Number.isFinite(v))) return undefined
-  const [red, green, blue] = curves
-  const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = m.map((v) => v * ENCODE_STEPS)
-  const encode = (v: number) => ENCODE[v <= 0 ? 0 : v >= ENCODE_STEPS ? ENCODE_STEPS : Math.round(v)]
-  return {
-    convert(rgba) {
-      for (let i = 0; i < rgba.length; i += 4) {
-        const r = red[rgba[i]]
-        const g = green[rgba[i + 1]]
-        const b = blue[rgba[i + 2]]
-        rgba[i] = encode(m0 * r + m1 * g + m2 * b)
-        rgba[i + 1] = encode(m3 * r + m4 * g + m5 * b)
-        rgba[i + 2] = encode(m6 * r + m7 * g + m8 * b)
-      }
-    },
+  const rowSums = [0, 3, 6].map((row) => Math.abs(m[row]) + Math.abs(m[row + 1]) + Math.abs(m[row + 2]))
+  if (m.some((v) => !Number.isFinite(v)) || rowSums.some((sum) => sum >= 7)) return undefined
+  const [red, green, blue] = curves.map((curve) => Int32Array.from(curve, (v) => Math.round(v * ENCODE_STEPS)))
+  return new MatrixConversion(
+    red,
+    green,
+    blue,
+    Int32Array.from(m, (v) => Math.round(v * ENCODE_STEPS)),
+  )
+}
+
+const SHIFT = Math.log2(ENCODE_STEPS)
+const HALF = ENCODE_STEPS >> 1
+
+/** One class for every profile, so the pixel loop is one function the runtime optimises once, not one per request. */
+class MatrixConversion implements SrgbConversion {
+  constructor(
+    private readonly red: Int32Array,
+    private readonly green: Int32Array,
+    private readonly blue: Int32Array,
+    private readonly m: Int32Array,
+  ) {}
+
+  convert(rgba: Uint8Array): void {
+    const { red, green, blue, m } = this
+    const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = m
+    for (let i = 0; i < rgba.length; i += 4) {
+      const r = red[rgba[i]]
+      const g = green[rgba[i + 1]]
+      const b = blue[rgba[i + 2]]
+      rgba[i] = encodeLinear((m0 * r + m1 * g + m2 * b + HALF) >> SHIFT)
+      rgba[i + 1] = encodeLinear((m3 * r + m4 * g + m5 * b + HALF) >> SHIFT)
+      rgba[i + 2] = encodeLinear((m6 * r + m7 * g + m8 * b + HALF) >> SHIFT)
+    }
   }
+}
+
+function encodeLinear(v: number): number {
+  return ENCODE[v <= 0 ? 0 : v >= ENCODE_STEPS ? ENCODE_STEPS : v]
 }
 
 /** Whether converting changes any colour of a 6×6×6 grid by more than one step: if not, the profile is sRGB's. */

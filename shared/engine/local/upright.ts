@@ -29,6 +29,15 @@ export function decodeUpright(input: InputImage, options: UprightOptions = {}): 
 }
 
 /**
+ * The long side to decode an input at, for a re-encode at most `side` long: a photo to be turned or converted at the
+ * DCT scale nearest above 3/4 of it (a 12 MP phone photo at half scale, 2016 px, not whole), as it is held whole once
+ * shrunk; any other at `side` itself.
+ */
+export function reencodeDecodeSide(input: InputImage, side: number): number {
+  return (input.orientation ?? 1) !== 1 || input.colourProfile ? Math.round(side * 0.75) : side
+}
+
+/**
  * Decoded rows of an input (a provider re-encode's), as the shopper saw them: the same rows when no turn or colour
  * conversion is needed; otherwise shrunk to `side`, converted to sRGB and turned upright into one image at most `side`
  * on its long side (16 MB at 2048 px), never a full-size copy. Each source row is read once.

@@ -1,7 +1,7 @@
 import { contentTypeOf, type ImageField, type ImageFormat } from '../../images/types.ts'
 import { decodeImageRows, encodeJpegRows, ImageDecodeError, type RowSource } from '../local/codecs/index.ts'
 import { downscaleRowsToFit } from '../local/resize.ts'
-import { uprightRows } from '../local/upright.ts'
+import { reencodeDecodeSide, uprightRows } from '../local/upright.ts'
 import { shownAsStored, storedSize } from '../../images/display.ts'
 import type { InputImage } from '../types.ts'
 import { Base64Bytes } from './json-body.ts'
@@ -57,7 +57,8 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
   const reencodeSide = Math.min(policy.maxLongSide, REENCODE_LONG_SIDE)
   let pixels: RowSource
   try {
-    pixels = decodeImageRows(image.bytes, image.format, { minLongSide: reencodeSide, expected: storedSize(image) })
+    const minLongSide = reencodeDecodeSide(image, reencodeSide)
+    pixels = decodeImageRows(image.bytes, image.format, { minLongSide, expected: storedSize(image) })
   } catch (error) {
     if (error instanceof ImageDecodeError) throw new InputPreparationError(field, error.message)
     throw error

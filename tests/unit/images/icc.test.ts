@@ -47,6 +47,24 @@ describe('ICC profiles', () => {
     expect(pixel[0]).toBeGreaterThan(200)
   })
 
+  it('converts ProPhoto (D50 white, gamma 1.8, a matrix with entries over 2) keeping white white and grays gray', () => {
+    const prophoto: RgbSpace = {
+      name: 'ProPhoto',
+      red: [0.7347, 0.2653],
+      green: [0.1596, 0.8404],
+      blue: [0.0366, 0.0001],
+      white: [0.3457, 0.3585],
+      curve: 1.8,
+    }
+    const conversion = srgbConversionOf(iccProfile(prophoto))!
+    const pixels = Uint8Array.of(255, 255, 255, 255, 128, 128, 128, 255, 255, 0, 0, 255)
+    conversion.convert(pixels)
+    expect([...pixels.subarray(0, 3)].every((v) => v >= 254)).toBe(true)
+    expect(Math.max(...pixels.subarray(4, 7)) - Math.min(...pixels.subarray(4, 7))).toBeLessThanOrEqual(1)
+    // ProPhoto's red primary lies far outside sRGB: clipped to sRGB's red.
+    expect([...pixels.subarray(8, 11)]).toEqual([255, 0, 0])
+  })
+
   it('finds nothing to convert in an sRGB profile', () => {
     expect(srgbConversionOf(iccProfile(SRGB))).toBeUndefined()
   })
