@@ -42,8 +42,8 @@ function inDisplayP3(image: RgbaImage): RgbaImage {
   const cache = new Map<number, [number, number, number]>()
   for (let i = 0; i < data.length; i += 4) {
     const key = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2]
-    let p3 = cache.get(key)
-    if (!p3) cache.set(key, (p3 = fromSrgb(DISPLAY_P3, [data[i], data[i + 1], data[i + 2]])))
+    const p3 = cache.get(key) ?? fromSrgb(DISPLAY_P3, [data[i], data[i + 1], data[i + 2]])
+    cache.set(key, p3)
     data.set(p3, i)
   }
   return { ...image, data }
