@@ -18,7 +18,8 @@ import type { InputImage } from '../shared/engine/types.ts'
 import { asDisplayed } from '../shared/images/display.ts'
 import { readImageHeader } from '../shared/images/sniff.ts'
 import { DISPLAY_P3, iccProfile } from '../tests/support/icc-profiles.ts'
-import { exifSegment, exifWithOrientation, iccSegments, storedForOrientation, withJpegSegments } from '../tests/support/photo-metadata.ts'
+import { exifSegment, exifWithOrientation, iccSegments, withJpegSegments } from '../tests/support/photo-metadata.ts'
+import { storedPixels } from '../tests/support/jpeg-exif.ts'
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' } } })
 const runs = Number(args.runs)
@@ -44,7 +45,7 @@ for (const [width, height] of [
   [5164, 7744],
 ]) {
   const upright = drawShopper({ width, height, seed: 3 }).image
-  const sideways = encodeJpeg(storedForOrientation(upright, 6), 90)
+  const sideways = encodeJpeg(storedPixels(upright, 6), 90)
   const variants = [
     { name: 'upright', bytes: encodeJpeg(upright, 90) },
     { name: 'Orientation 6', bytes: withJpegSegments(sideways, [exifSegment(exifWithOrientation(6))]) },

@@ -18,7 +18,8 @@ import { decodeImage, encodeJpeg, type RgbaImage } from '../shared/engine/local/
 import { downscaleToFit, resizeArea } from '../shared/engine/local/resize.ts'
 import { encodeBase64 } from '../shared/images/base64.ts'
 import { encodePng } from '../devstack/samples/png-encoder.ts'
-import { exifSegment, exifWithOrientation, storedForOrientation, withJpegSegments } from '../tests/support/photo-metadata.ts'
+import { exifSegment, exifWithOrientation, withJpegSegments } from '../tests/support/photo-metadata.ts'
+import { storedPixels } from '../tests/support/jpeg-exif.ts'
 
 const { values: args } = parseArgs({
   options: { against: { type: 'string', default: 'main' }, out: { type: 'string', default: 'test-artifacts/orientation' } },
@@ -29,7 +30,7 @@ const PREVIEW_SIDE = 360
 
 const slate: [number, number, number] = [120, 128, 140]
 const bride = drawShopper({ width: 720, height: 1200, background: slate, seed: 9 }).image
-const stored = storedForOrientation(bride, 6)
+const stored = storedPixels(bride, 6)
 const photo = withJpegSegments(encodeJpeg(stored, 92), [exifSegment(exifWithOrientation(6))])
 const gown = encodePng(
   drawGarment({ kind: 'gown-with-train', color: [242, 236, 224], width: 480, height: 480, transparentBackground: true }).image,

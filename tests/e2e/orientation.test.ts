@@ -12,7 +12,6 @@ import {
   exifSegment,
   exifWithOrientation,
   ORIENTATIONS,
-  storedForOrientation,
   withJpegSegments,
   withPngChunks,
   withWebpChunks,
@@ -32,6 +31,7 @@ import {
 } from '../support/provider-fakes.ts'
 import { postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
 import { encodeWebpLossless } from '../support/webp-encoder.ts'
+import { storedPixels, type ExifOrientation } from '../support/jpeg-exif.ts'
 
 /**
  * One upright, full-length shopper photo, stored as a phone stores it for each EXIF orientation: the pixels turned
@@ -48,8 +48,8 @@ function withDoorFrame(photo: RgbaImage): RgbaImage {
   return photo
 }
 
-function storedJpeg(orientation: number): Uint8Array {
-  const jpeg = encodeJpeg(storedForOrientation(upright, orientation), 92)
+function storedJpeg(orientation: ExifOrientation): Uint8Array {
+  const jpeg = encodeJpeg(storedPixels(upright, orientation), 92)
   return orientation === 1 ? jpeg : withJpegSegments(jpeg, [exifSegment(exifWithOrientation(orientation))])
 }
 
@@ -95,19 +95,19 @@ describe('phone photos stored sideways, through the local engine', () => {
   })
 
   it('would have dressed a person lying on their side without the tag (what reading the raw pixels gives)', async () => {
-    const raw = await resultOf(t, key, sent(encodeJpeg(storedForOrientation(upright, 6), 92)))
+    const raw = await resultOf(t, key, sent(encodeJpeg(storedPixels(upright, 6), 92)))
     expect([raw.width, raw.height]).toEqual([400, 240])
   })
 
-  it.each([3, 6, 8])('turns a PNG with an eXIf orientation %i upright', async (orientation) => {
-    const stored = storedForOrientation(upright, orientation)
+  it.each<ExifOrientation>([3, 6, 8])('turns a PNG with an eXIf orientation %i upright', async (orientation) => {
+    const stored = storedPixels(upright, orientation)
     const png = withPngChunks(encodePng(stored), [{ type: 'eXIf', body: exifWithOrientation(orientation, { bigEndian: true }) }])
     const result = await resultOf(t, key, sent(png))
     expect(meanDifference(result, reference)).toBeLessThan(4)
   })
 
-  it.each([5, 7])('turns a WebP with an EXIF chunk of orientation %i upright', async (orientation) => {
-    const stored = storedForOrientation(upright, orientation)
+  it.each<ExifOrientation>([5, 7])('turns a WebP with an EXIF chunk of orientation %i upright', async (orientation) => {
+    const stored = storedPixels(upright, orientation)
     const webp = withWebpChunks(encodeWebpLossless(stored), { exif: exifWithOrientation(orientation) }, stored)
     const result = await resultOf(t, key, sent(webp))
     expect(meanDifference(result, reference)).toBeLessThan(4)
@@ -123,7 +123,7 @@ describe('phone photos stored sideways, through the local engine', () => {
     })
     const post = (bytes: Uint8Array) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding(bytes) })
     const uprightAnswer = await post(encodeJpeg(bride, 92))
-    const sideways = withJpegSegments(encodeJpeg(storedForOrientation(bride, 6), 92), [exifSegment(exifWithOrientation(6))])
+    const sideways = withJpegSegments(encodeJpeg(storedPixels(bride, 6), 92), [exifSegment(exifWithOrientation(6))])
     const sidewaysAnswer = await post(sideways)
     expect(uprightAnswer.status).toBe(200)
     expect(sidewaysAnswer.status).toBe(200)

@@ -1,11 +1,10 @@
 /**
  * Metadata as phones and editors write it, added to images our encoders made: EXIF orientation as a TIFF block (in a
- * JPEG APP1 segment, a PNG eXIf chunk or a WebP EXIF chunk), ICC profiles (JPEG APP2 chunks, PNG iCCP, WebP ICCP),
- * and the stored pixels of an upright picture for each EXIF orientation, written apart from the code under test.
+ * JPEG APP1 segment, a PNG eXIf chunk or a WebP EXIF chunk), well formed or hostile, and ICC profiles (JPEG APP2
+ * chunks, PNG iCCP, WebP ICCP). The stored pixels for each orientation come from ./jpeg-exif.ts (storedPixels).
  */
 import { zlibSync } from 'fflate'
 import { chunk, concat } from '../../devstack/samples/png-encoder.ts'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
 
 export const ORIENTATIONS = [1, 2, 3, 4, 5, 6, 7, 8] as const
 
@@ -120,35 +119,4 @@ export function withWebpChunks(webp: Uint8Array, extra: { exif?: Uint8Array; icc
     ...(extra.exif ? [riffChunk('EXIF', extra.exif)] : []),
   ])
   return concat([ascii('RIFF'), le32(body.length), body])
-}
-
-/**
- * The pixels a camera stores for an upright picture when it writes `orientation`: the picture such that a viewer
- * applying the orientation shows `upright`. From the EXIF 2.32 table of tag 274 (where row 0 and column 0 of the
- * stored image are shown): displayed (x, y) comes from the stored pixel computed below.
- */
-export function storedForOrientation(upright: RgbaImage, orientation: number): RgbaImage {
-  const W = upright.width
-  const H = upright.height
-  const quarter = orientation >= 5
-  // The stored image's size: a quarter turn swaps them.
-  const sw = quarter ? H : W
-  const sh = quarter ? W : H
-  const out = new Uint8Array(sw * sh * 4)
-  for (let dy = 0; dy < H; dy++) {
-    for (let dx = 0; dx < W; dx++) {
-      let sx: number
-      let sy: number
-      if (orientation === 1) [sx, sy] = [dx, dy]
-      else if (orientation === 2) [sx, sy] = [sw - 1 - dx, dy]
-      else if (orientation === 3) [sx, sy] = [sw - 1 - dx, sh - 1 - dy]
-      else if (orientation === 4) [sx, sy] = [dx, sh - 1 - dy]
-      else if (orientation === 5) [sx, sy] = [dy, dx]
-      else if (orientation === 6) [sx, sy] = [dy, sh - 1 - dx]
-      else if (orientation === 7) [sx, sy] = [sw - 1 - dy, sh - 1 - dx]
-      else [sx, sy] = [sw - 1 - dy, dx]
-      out.set(upright.data.subarray((dy * W + dx) * 4, (dy * W + dx) * 4 + 4), (sy * sw + sx) * 4)
-    }
-  }
-  return { width: sw, height: sh, data: out }
 }

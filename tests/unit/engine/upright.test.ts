@@ -16,10 +16,10 @@ import {
   exifWithOrientation,
   iccSegments,
   ORIENTATIONS,
-  storedForOrientation,
   withJpegSegments,
   withPngChunks,
 } from '../../support/photo-metadata.ts'
+import { storedPixels } from '../../support/jpeg-exif.ts'
 
 function noise(width: number, height: number, seed: number): RgbaImage {
   const next = random(seed)
@@ -48,7 +48,7 @@ describe('turning decoded pixels upright', () => {
         fc.integer(),
         (width, height, orientation, seed) => {
           const upright = noise(width, height, seed)
-          const turned = orientImage(storedForOrientation(upright, orientation), orientation)
+          const turned = orientImage(storedPixels(upright, orientation), orientation)
           expect(turned.width).toBe(width)
           expect(turned.height).toBe(height)
           expect(turned.data).toEqual(upright.data)
@@ -60,7 +60,7 @@ describe('turning decoded pixels upright', () => {
 
   it('reads a strip source once, in order, whatever its strips return', () => {
     const upright = noise(37, 53, 3)
-    const stored = storedForOrientation(upright, 6)
+    const stored = storedPixels(upright, 6)
     const asked: number[] = []
     const source = rgbaRows(stored)
     const counting = { width: source.width, height: source.height, rows: (y: number, n: number) => (asked.push(y), source.rows(y, n)) }
@@ -73,7 +73,7 @@ describe('decoding an input as the shopper saw it', () => {
   const upright = noise(30, 48, 11)
 
   it.each(ORIENTATIONS)('decodes a PNG with eXIf orientation %i to the upright pixels exactly', (orientation) => {
-    const stored = encodePng(storedForOrientation(upright, orientation))
+    const stored = encodePng(storedPixels(upright, orientation))
     const png = withPngChunks(stored, [{ type: 'eXIf', body: exifWithOrientation(orientation) }])
     const image = input(png)
     expect([image.width, image.height]).toEqual([30, 48])
@@ -83,13 +83,13 @@ describe('decoding an input as the shopper saw it', () => {
   it.each(ORIENTATIONS)('shrinks before it turns, giving what shrinking the upright picture gives (orientation %i)', (orientation) => {
     // A side that divides both sides evenly: each output pixel averages the same source pixels either way.
     const big = noise(60, 96, 5)
-    const png = withPngChunks(encodePng(storedForOrientation(big, orientation)), [{ type: 'eXIf', body: exifWithOrientation(orientation) }])
+    const png = withPngChunks(encodePng(storedPixels(big, orientation)), [{ type: 'eXIf', body: exifWithOrientation(orientation) }])
     expect(decodeUpright(input(png), { side: 48 }).data).toEqual(downscaleToFit(big, 48).data)
   })
 
   it('turns a provider re-encode strip by strip into one image no larger than the side asked for', () => {
     const big = noise(300, 200, 9)
-    const jpeg = withJpegSegments(encodeJpeg(storedForOrientation(big, 8), 95), [exifSegment(exifWithOrientation(8))])
+    const jpeg = withJpegSegments(encodeJpeg(storedPixels(big, 8), 95), [exifSegment(exifWithOrientation(8))])
     const image = input(jpeg)
     const rows = uprightRows(decodeImageRows(jpeg, 'jpeg', { expected: { width: 200, height: 300 } }), image, 150)
     expect([rows.width, rows.height]).toEqual([150, 100])
