@@ -12,6 +12,7 @@ import { coefficientsOf, writeJpeg } from '../support/jpeg-writer.ts'
 import { iccpBody, iccSegments, withJpegSegments, withPngChunks } from '../support/photo-metadata.ts'
 import { gemini, geminiPath, startFakeServer, type FakeServer } from '../support/provider-fakes.ts'
 import { expectErrorBody, postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
+import { DEFAULT_MODELS } from '../../shared/engine/providers/settings.ts'
 
 /**
  * The formats phones and shops send (the table in docs/api.md#images): each is either tried on as its plain
@@ -185,7 +186,7 @@ describe('what phones and shops send, through a provider (the Gemini fake)', () 
   let t: TestStack
   let fake: FakeServer
   let key: CreatedKey
-  const path = geminiPath('gemini-2.5-flash-image')
+  const path = geminiPath(DEFAULT_MODELS.GEMINI_MODEL)
   beforeAll(async () => {
     fake = await startFakeServer((f) => f.script('POST', path, gemini.image(plainPerson)))
     t = await startTestStack({ env: { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url } })

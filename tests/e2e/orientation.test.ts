@@ -32,6 +32,7 @@ import {
 import { postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
 import { encodeWebpLossless } from '../support/webp-encoder.ts'
 import { storedPixels, type ExifOrientation } from '../support/jpeg-exif.ts'
+import { DEFAULT_MODELS } from '../../shared/engine/providers/settings.ts'
 
 /**
  * One upright, full-length shopper photo, stored as a phone stores it for each EXIF orientation: the pixels turned
@@ -161,10 +162,10 @@ describe.each([
   {
     engine: 'gemini',
     async start(): Promise<{ fake: FakeServer; env: Record<string, string> }> {
-      const fake = await startFakeServer((f) => f.script('POST', geminiPath('gemini-2.5-flash-image'), gemini.image(providerResult)))
+      const fake = await startFakeServer((f) => f.script('POST', geminiPath(DEFAULT_MODELS.GEMINI_MODEL), gemini.image(providerResult)))
       return { fake, env: { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url } }
     },
-    person: (fake: FakeServer) => personPart(fake.requestsTo(geminiPath('gemini-2.5-flash-image')).at(-1)!),
+    person: (fake: FakeServer) => personPart(fake.requestsTo(geminiPath(DEFAULT_MODELS.GEMINI_MODEL)).at(-1)!),
   },
   {
     engine: 'vertex',
@@ -227,7 +228,7 @@ describe.each([
     expectUpright(person(fake), orientation, bytes)
     if (engine === 'gemini') {
       // The aspect ratio asked for is the displayed photo's (240 × 400), never the stored one's.
-      const config = fake.requestsTo(geminiPath('gemini-2.5-flash-image')).at(-1)!.json.generationConfig
+      const config = fake.requestsTo(geminiPath(DEFAULT_MODELS.GEMINI_MODEL)).at(-1)!.json.generationConfig
       expect(config.imageConfig.aspectRatio).toBe('9:16')
     }
   })
