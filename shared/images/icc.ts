@@ -1,7 +1,14 @@
-/** What turns an image's stored RGB into sRGB, read from its ICC profile: applied in place to 8-bit RGBA pixels. */
+/**
+ * What turns an image's stored RGB into sRGB, read from its ICC profile (convertToSrgb applies it). Plain data, so it
+ * travels with an input image wherever that is copied (a worker thread's structured clone keeps typed arrays, not
+ * methods): each channel's linear light for its 256 stored values, and the matrix from linear RGB to linear sRGB, both
+ * in steps of 1/16384.
+ */
 export interface SrgbConversion {
-  /** Converts the RGB of every pixel of `rgba` (alpha untouched). */
-  convert(rgba: Uint8Array): void
+  readonly red: Int32Array
+  readonly green: Int32Array
+  readonly blue: Int32Array
+  readonly matrix: Int32Array
 }
 
 /** Larger profiles carry lookup tables (printer and camera profiles), which are not read: the image is taken as sRGB. */
@@ -123,37 +130,23 @@ function matrixConversion(m: number[], curves: Float32Array[]): SrgbConversion |
   const rowSums = [0, 3, 6].map((row) => Math.abs(m[row]) + Math.abs(m[row + 1]) + Math.abs(m[row + 2]))
   if (m.some((v) => !Number.isFinite(v)) || rowSums.some((sum) => sum >= 7)) return undefined
   const [red, green, blue] = curves.map((curve) => Int32Array.from(curve, (v) => Math.round(v * ENCODE_STEPS)))
-  return new MatrixConversion(
-    red,
-    green,
-    blue,
-    Int32Array.from(m, (v) => Math.round(v * ENCODE_STEPS)),
-  )
+  return { red, green, blue, matrix: Int32Array.from(m, (v) => Math.round(v * ENCODE_STEPS)) }
 }
 
 const SHIFT = Math.log2(ENCODE_STEPS)
 const HALF = ENCODE_STEPS >> 1
 
-/** One class for every profile, so the pixel loop is one function the runtime optimises once, not one per request. */
-class MatrixConversion implements SrgbConversion {
-  constructor(
-    private readonly red: Int32Array,
-    private readonly green: Int32Array,
-    private readonly blue: Int32Array,
-    private readonly m: Int32Array,
-  ) {}
-
-  convert(rgba: Uint8Array): void {
-    const { red, green, blue, m } = this
-    const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = m
-    for (let i = 0; i < rgba.length; i += 4) {
-      const r = red[rgba[i]]
-      const g = green[rgba[i + 1]]
-      const b = blue[rgba[i + 2]]
-      rgba[i] = encodeLinear((m0 * r + m1 * g + m2 * b + HALF) >> SHIFT)
-      rgba[i + 1] = encodeLinear((m3 * r + m4 * g + m5 * b + HALF) >> SHIFT)
-      rgba[i + 2] = encodeLinear((m6 * r + m7 * g + m8 * b + HALF) >> SHIFT)
-    }
+/** Converts the RGB of every pixel of `rgba` to sRGB in place (alpha untouched): one loop for every profile. */
+export function convertToSrgb(conversion: SrgbConversion, rgba: Uint8Array): void {
+  const { red, green, blue, matrix } = conversion
+  const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = matrix
+  for (let i = 0; i < rgba.length; i += 4) {
+    const r = red[rgba[i]]
+    const g = green[rgba[i + 1]]
+    const b = blue[rgba[i + 2]]
+    rgba[i] = encodeLinear((m0 * r + m1 * g + m2 * b + HALF) >> SHIFT)
+    rgba[i + 1] = encodeLinear((m3 * r + m4 * g + m5 * b + HALF) >> SHIFT)
+    rgba[i + 2] = encodeLinear((m6 * r + m7 * g + m8 * b + HALF) >> SHIFT)
   }
 }
 
@@ -168,7 +161,7 @@ function movesAnyColour(conversion: SrgbConversion): boolean {
   let i = 0
   for (const r of levels) for (const g of levels) for (const b of levels) grid.set([r, g, b, 255], i++ * 4)
   const converted = grid.slice()
-  conversion.convert(converted)
+  convertToSrgb(conversion, converted)
   return converted.some((v, k) => Math.abs(v - grid[k]) > 1)
 }
 

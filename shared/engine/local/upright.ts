@@ -1,4 +1,5 @@
 import { storedSize } from '../../images/display.ts'
+import { convertToSrgb } from '../../images/icc.ts'
 import type { InputImage } from '../types.ts'
 import { decodeImage, type DecodeBudget, type RgbaImage, type RowSource } from './codecs/index.ts'
 import { rgbaRows } from './codecs/raster.ts'
@@ -24,7 +25,7 @@ export function decodeUpright(input: InputImage, options: UprightOptions = {}): 
   // The decoder checks the size it allocates against the stored size intake read, whatever later headers say.
   const decoded = decodeImage(input.bytes, input.format, { minLongSide: side, expected: storedSize(input), budget })
   const small = fit === undefined ? decoded : downscaleToFit(decoded, fit)
-  input.colourProfile?.convert(small.data)
+  if (input.colourProfile) convertToSrgb(input.colourProfile, small.data)
   return orientImage(small, input.orientation ?? 1)
 }
 
@@ -53,7 +54,7 @@ export function uprightRows(source: RowSource, input: InputImage, side: number):
         height: small.height,
         rows(y, count) {
           const strip = small.rows(y, count)
-          profile.convert(strip)
+          convertToSrgb(profile, strip)
           return strip
         },
       }

@@ -111,6 +111,17 @@ describe('decoding an input as the shopper saw it', () => {
     expect(Math.abs(p3Red[0] - srgbRed[0]) + Math.abs(p3Red[1] - srgbRed[1])).toBeGreaterThan(20)
   })
 
+  it('decodes the same after a structured clone (how the dev stack hands an input to a worker thread)', () => {
+    const patch = noise(24, 40, 4)
+    const jpeg = withJpegSegments(encodeJpeg(storedPixels(patch, 6), 95), [
+      exifSegment(exifWithOrientation(6)),
+      ...iccSegments(iccProfile(DISPLAY_P3)),
+    ])
+    const image = input(jpeg)
+    expect(image.colourProfile).toBeDefined()
+    expect(decodeUpright(structuredClone(image)).data).toEqual(decodeUpright(image).data)
+  })
+
   it('hands the rows on untouched when nothing is to be turned or converted', () => {
     const jpeg = encodeJpeg(upright, 90)
     const source = decodeImageRows(jpeg, 'jpeg')

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { encodePng } from '../../../devstack/samples/png-encoder.ts'
 import { encodeJpeg } from '../../../shared/engine/local/codecs/jpeg-encoder.ts'
 import { asDisplayed, shownAsStored } from '../../../shared/images/display.ts'
-import { srgbConversionOf } from '../../../shared/images/icc.ts'
+import { convertToSrgb, srgbConversionOf } from '../../../shared/images/icc.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
 import { ADOBE_RGB, DISPLAY_P3, iccProfile, SRGB, toSrgb, type RgbSpace } from '../../support/icc-profiles.ts'
 import { iccpBody, iccSegments, withJpegSegments, withPngChunks, withWebpChunks } from '../../support/photo-metadata.ts'
@@ -23,7 +23,7 @@ function worstError(space: RgbSpace): number {
     for (const g of levels) {
       for (const b of levels) {
         const pixel = Uint8Array.of(r, g, b, 255)
-        conversion.convert(pixel)
+        convertToSrgb(conversion, pixel)
         const expected = toSrgb(space, [r, g, b])
         for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(pixel[c] - expected[c]))
       }
@@ -41,7 +41,7 @@ describe('ICC profiles', () => {
 
   it('converts a mid red of a P3 photo to the redder sRGB value a colour-managed viewer shows, and leaves alpha alone', () => {
     const pixel = Uint8Array.of(200, 60, 50, 77)
-    srgbConversionOf(p3)!.convert(pixel)
+    convertToSrgb(srgbConversionOf(p3)!, pixel)
     const [r, g, b] = toSrgb(DISPLAY_P3, [200, 60, 50])
     expect([...pixel]).toEqual([Math.round(r), Math.round(g), Math.round(b), 77])
     expect(pixel[0]).toBeGreaterThan(200)
@@ -58,7 +58,7 @@ describe('ICC profiles', () => {
     }
     const conversion = srgbConversionOf(iccProfile(prophoto))!
     const pixels = Uint8Array.of(255, 255, 255, 255, 128, 128, 128, 255, 255, 0, 0, 255)
-    conversion.convert(pixels)
+    convertToSrgb(conversion, pixels)
     expect([...pixels.subarray(0, 3)].every((v) => v >= 254)).toBe(true)
     expect(Math.max(...pixels.subarray(4, 7)) - Math.min(...pixels.subarray(4, 7))).toBeLessThanOrEqual(1)
     // ProPhoto's red primary lies far outside sRGB: clipped to sRGB's red.
@@ -100,7 +100,7 @@ describe('ICC profiles', () => {
         for (const [at, value] of edits) profile[at] = value
         const conversion = srgbConversionOf(profile)
         const pixel = Uint8Array.of(255, 10, 200, 255)
-        conversion?.convert(pixel)
+        if (conversion) convertToSrgb(conversion, pixel)
         expect(pixel.every((v) => Number.isInteger(v) && v >= 0 && v <= 255)).toBe(true)
       }),
       { numRuns: 500, seed: 2727 },
