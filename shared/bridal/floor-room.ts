@@ -1,6 +1,6 @@
 import type { InputImage } from '../engine/types.ts'
-import { decodeImage, encodeJpeg, type DecodeBudget } from '../engine/local/codecs/index.ts'
-import { downscaleToFit } from '../engine/local/resize.ts'
+import { encodeJpeg, type DecodeBudget } from '../engine/local/codecs/index.ts'
+import { decodeUpright } from '../engine/local/upright.ts'
 
 /** Never more than half the photo again: a pre-treatment adds room, it does not change the picture. */
 const MAX_SHARE = 0.5
@@ -21,8 +21,7 @@ const PADDED_MAX_LONG_SIDE = 4096
  * bottom edge (their feet, as the analysis of the photo found them). The result counts its added rows (addedFloorRows).
  */
 export function padWithFloor(person: InputImage, rows: number, standing?: (t: number) => boolean, budget?: DecodeBudget): InputImage {
-  const decoded = decodeImage(person.bytes, person.format, { minLongSide: PADDED_MIN_LONG_SIDE, expected: person, budget })
-  const image = downscaleToFit(decoded, PADDED_MAX_LONG_SIDE)
+  const image = decodeUpright(person, { side: PADDED_MIN_LONG_SIDE, maxSide: PADDED_MAX_LONG_SIDE, budget })
   const { width, height } = image
   // `rows` and the rows added before are in the photo's own rows; this copy may be smaller.
   const scale = height / person.height

@@ -1,4 +1,5 @@
 import { Base64Bytes } from '../engine/providers/json-body.ts'
+import { asDisplayed } from '../images/display.ts'
 import { readImageHeader } from '../images/sniff.ts'
 import type { GeneratedImage, InputImage } from '../engine/types.ts'
 import { generateContent, inlineImagePart, readReply, replyText, type GeminiConfig } from '../engine/providers/gemini-wire.ts'
@@ -218,5 +219,5 @@ export function vertexGenerateContentUrl(config: Pick<VertexScorerConfig, 'proje
 
 function asInput(image: GeneratedImage): InputImage | undefined {
   const header = readImageHeader(image.bytes)
-  return header ? { ...header, bytes: image.bytes } : undefined
+  return header ? { ...asDisplayed(header, image.bytes), bytes: image.bytes } : undefined
 }

@@ -1,11 +1,11 @@
 import type { TrainSpec } from '../engine/types.ts'
-import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
+import { ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
 import type { GarmentShape } from '../engine/local/garment-shape.ts'
 import { analyseShopper, floorRowsIn, shopperPixels } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
 import type { Mask } from '../engine/local/segmentation.ts'
-import { downscaleToFit } from '../engine/local/resize.ts'
+import { decodeUpright } from '../engine/local/upright.ts'
 import { padWithFloor } from './floor-room.ts'
 import type { PretreatmentOutcome, TrainGuidance, TrainPretreatment } from './ports.ts'
 
@@ -42,8 +42,7 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
       let cutout: GarmentCutout
       let shopper: RgbaImage
       try {
-        const pixels = decodeImage(garment.bytes, garment.format, { minLongSide: ANALYSIS_SIDE, expected: garment, budget: decodeBudget })
-        cutout = extractGarment(downscaleToFit(pixels, ANALYSIS_SIDE))
+        cutout = extractGarment(decodeUpright(garment, { side: ANALYSIS_SIDE, budget: decodeBudget }))
         shopper = shopperPixels(person, undefined, decodeBudget)
       } catch (error) {
         // The engine reports an undecodable image as a 400; here it only means there is nothing to measure.

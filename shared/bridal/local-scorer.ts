@@ -3,7 +3,8 @@ import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/c
 import { extractGarment } from '../engine/local/garment.ts'
 import { analyseShopper, floorRowsIn, shopperPixels, type ShopperAnalysis } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
-import { downscaleToFit, resizeArea } from '../engine/local/resize.ts'
+import { resizeArea } from '../engine/local/resize.ts'
+import { decodeUpright } from '../engine/local/upright.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
 
 /** Scoring compares silhouettes, so it runs on small copies of both images. */
@@ -70,10 +71,7 @@ export function createLocalTrainScorer(): TrainScorer {
         shopper = analyseShopper(photo, floorRowsIn(person, photo.height))
         original = shopper.small
         generated = toSize(decoded, original.width, original.height)
-        fabric = meanColour(
-          extractGarment(downscaleToFit(decodeImage(garment.bytes, garment.format, { minLongSide: 256, expected: garment, budget }), 256))
-            .image,
-        )
+        fabric = meanColour(extractGarment(decodeUpright(garment, { side: 256, budget })).image)
       } catch (error) {
         if (error instanceof ImageDecodeError)
           return { kind: 'unavailable', reason: `an image could not be decoded for scoring: ${error.message}` }

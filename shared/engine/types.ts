@@ -1,4 +1,4 @@
-import type { DecodedImageInfo } from '../images/types.ts'
+import type { DecodedImageInfo, DisplayTransform } from '../images/types.ts'
 import type { DecodeBudget } from './local/codecs/raster.ts'
 
 /** What the shopper tries on: a wedding dress adds the train steps, and is priced and refunded by its own rules. */
@@ -7,8 +7,11 @@ export type ProductKind = 'standard' | 'wedding-dress'
 /** What an engine is asked to dress the person in. `undefined` lets the engine guess from the garment. */
 export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
 
-/** An input image after intake: validated bytes plus what its header said. */
-export interface InputImage extends DecodedImageInfo {
+/**
+ * An input image after intake: validated bytes plus what its header said. Its width and height are as displayed
+ * (after its EXIF orientation); decode it through shared/engine/local/upright.ts to get the pixels the shopper saw.
+ */
+export interface InputImage extends DecodedImageInfo, DisplayTransform {
   bytes: Uint8Array
   /**
    * Rows of floor the bridal pre-treatment added below a shopper photo, so a train fits in the frame. They

@@ -5,6 +5,8 @@ import { decodeBase64, decodedLengthOf } from './base64.ts'
 import { readInlineBase64, type InlineBase64 } from './base64-in-place.ts'
 import { ImageFetchError, type ImageFetcher } from './fetch.ts'
 import { decodingWork } from './decoding-work.ts'
+import { asDisplayed } from './display.ts'
+import { refusedFormatOf } from './refused-formats.ts'
 import { readImageHeader } from './sniff.ts'
 import type { ImageField, ImageLimits } from './types.ts'
 
@@ -122,14 +124,10 @@ function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): 
   }
   if (bytes.length > limits.maxBytes) throw tooLarge(field, limits, bytes.length)
 
-  const header = readImageHeader(bytes)
-  if (!header) {
-    throw new ApiError(
-      'unsupported_image',
-      `${field}: image is not a readable ${ACCEPTED_TYPES} (the format is read from the bytes, ` +
-        `not from the URL or data URI); send a ${ACCEPTED_TYPES} image`,
-    )
-  }
+  const sniffed = readImageHeader(bytes)
+  if (!sniffed) throw notAccepted(field, bytes)
+  // Sized, analysed and sent as the shopper saw it: turned by its EXIF orientation (docs/api.md#images).
+  const header = asDisplayed(sniffed, bytes)
   const pixels = header.width * header.height
   if (pixels > limits.maxPixels) {
     throw new ApiError(
@@ -138,9 +136,19 @@ function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): 
         `images may have at most ${limits.maxPixels / 1e6} megapixels`,
     )
   }
-  const work = decodingWork(bytes, header)
+  const work = decodingWork(bytes, sniffed)
   if (work?.refusal) throw new ApiError('image_too_complex', `${field}: ${work.refusal}`)
   return { ...header, bytes }
+}
+
+function notAccepted(field: ImageField, bytes: Uint8Array): ApiError {
+  const other = refusedFormatOf(bytes)
+  const sent = other ? `image is ${other}, which is not accepted` : `image is not a readable ${ACCEPTED_TYPES}`
+  return new ApiError(
+    'unsupported_image',
+    `${field}: ${sent} (the format is read from the bytes, not from the URL or data URI); send a ${ACCEPTED_TYPES} image` +
+      (other === 'HEIC' || other === 'HEIF' ? ` (an iPhone saves JPEG with Settings > Camera > Formats > Most Compatible)` : ''),
+  )
 }
 
 function tooLarge(field: ImageField, limits: ImageLimits, size?: number): ApiError {

@@ -1,5 +1,5 @@
 import type { EngineOutcome, GarmentCategory, GeneratedImage, InputImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
-import { decodeImage, encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from './codecs/index.ts'
+import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from './codecs/index.ts'
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
@@ -7,6 +7,7 @@ import { analyseBody, type BodyLayout } from './person.ts'
 import { downscaleToFit, resizeArea } from './resize.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 import { renderTrain } from './train.ts'
+import { decodeUpright } from './upright.ts'
 
 export interface LocalEngineOptions {
   /** Long side of the generated image at most (the person photo is shrunk to it, never enlarged). */
@@ -58,7 +59,8 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   if (!garmentDecoded.ok) return garmentDecoded.outcome
   const personDecoded = decode(request.person, 'userPhoto', maxOutputSide, request.decodeBudget)
   if (!personDecoded.ok) return personDecoded.outcome
-  const { width, height } = personDecoded.value
+  // The photo's own size (as displayed), not that of the copy shrunk for the engine.
+  const { width, height } = request.person
   if (Math.min(width, height) < MIN_PERSON_SIDE) {
     // Not an engine failure a retry could fix: the same photo would fail again.
     return {
@@ -70,9 +72,9 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   }
   if (await aborted()) return abortedOutcome
 
-  const person = downscaleToFit(personDecoded.value, maxOutputSide)
+  const person = personDecoded.value
   const { small, segmentation, body } = analyseShopper(person, floorRowsIn(request.person, person.height))
-  const garment = extractGarment(downscaleToFit(garmentDecoded.value, GARMENT_SIDE))
+  const garment = extractGarment(garmentDecoded.value)
   const category: GarmentCategory = request.category ?? guessCategory(garment, request.clothingType)
   const scale = { x: person.width / small.width, y: person.height / small.height }
   // Never a guess at where a body might be: a garment pasted where there is none is a broken picture.
@@ -134,20 +136,14 @@ export function floorRowsIn(input: InputImage, height: number): number {
   return input.addedFloorRows && input.height > 0 ? (input.addedFloorRows * height) / input.height : 0
 }
 
-/** The shopper photo decoded and sized as the engine takes it, ready for analyseShopper; its decode counts against `budget`. */
+/** The shopper photo decoded, upright and sized as the engine takes it, ready for analyseShopper; its decode counts against `budget`. */
 export function shopperPixels(person: InputImage, maxOutputSide = DEFAULT_OUTPUT_SIDE, budget?: DecodeBudget): RgbaImage {
-  return downscaleToFit(decodeImage(person.bytes, person.format, { minLongSide: maxOutputSide, expected: person, budget }), maxOutputSide)
+  return decodeUpright(person, { side: maxOutputSide, budget })
 }
 
-function decode(
-  input: InputImage,
-  field: 'userPhoto' | 'productImage',
-  minLongSide: number,
-  budget: DecodeBudget | undefined,
-): Stage<RgbaImage> {
+function decode(input: InputImage, field: 'userPhoto' | 'productImage', side: number, budget: DecodeBudget | undefined): Stage<RgbaImage> {
   try {
-    // The decoder checks the size it allocates against the one intake checked, whatever later headers say.
-    return { ok: true, value: decodeImage(input.bytes, input.format, { minLongSide, expected: input, budget }) }
+    return { ok: true, value: decodeUpright(input, { side, budget }) }
   } catch (error) {
     if (!(error instanceof ImageDecodeError)) throw error
     return { ok: false, outcome: { kind: 'invalid_input', reason: `${field} could not be decoded: ${error.message}` } }

@@ -1,6 +1,8 @@
 import { contentTypeOf, type ImageField, type ImageFormat } from '../../images/types.ts'
 import { decodeImageRows, encodeJpegRows, ImageDecodeError, type RowSource } from '../local/codecs/index.ts'
 import { downscaleRowsToFit } from '../local/resize.ts'
+import { reencodeDecodeSide, uprightRows } from '../local/upright.ts'
+import { shownAsStored, storedSize } from '../../images/display.ts'
 import type { InputImage } from '../types.ts'
 import { Base64Bytes } from './json-body.ts'
 
@@ -42,8 +44,9 @@ const JPEG_QUALITY = 92
 export const REENCODE_LONG_SIDE = 2048
 
 /**
- * The image as the provider accepts it: the original bytes when they already fit the policy; otherwise decoded,
- * flattened on white (JPEG has no alpha), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
+ * The image as the provider accepts it: the original bytes when they already fit the policy and show as stored
+ * (upright, sRGB, not CMYK); otherwise decoded, flattened on white (JPEG has no alpha), turned upright and converted
+ * to sRGB (shrunk first), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
  * A JPEG is kept as its decoded planes and converted, shrunk and encoded a strip of rows at a time, so no whole
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  */
@@ -51,14 +54,17 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
   if (sentAsIs(image, policy))
     return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
+  const reencodeSide = Math.min(policy.maxLongSide, REENCODE_LONG_SIDE)
   let pixels: RowSource
   try {
-    pixels = decodeImageRows(image.bytes, image.format, { minLongSide: Math.min(policy.maxLongSide, REENCODE_LONG_SIDE), expected: image })
+    const minLongSide = reencodeDecodeSide(image, reencodeSide)
+    pixels = decodeImageRows(image.bytes, image.format, { minLongSide, expected: storedSize(image) })
   } catch (error) {
     if (error instanceof ImageDecodeError) throw new InputPreparationError(field, error.message)
     throw error
   }
   if (image.format !== 'jpeg') pixels = onWhite(pixels)
+  pixels = uprightRows(pixels, image, reencodeSide)
   const decoded = Math.max(pixels.width, pixels.height)
   let side = Math.min(policy.maxLongSide, decoded < 2 * REENCODE_LONG_SIDE ? decoded : REENCODE_LONG_SIDE)
   for (let tries = 0; ; tries++) {
@@ -71,10 +77,12 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
 /**
  * Whether the provider takes the caller's bytes as they are: a format it reads, within its size and side limits. Intake
  * has checked the headers (format, pixels, decoding work), so such an image goes out without a pixel decoded here.
- * A rule that must change the pixels first (turning a photo upright, say) belongs here, and makes this false.
+ * A rule that must change the pixels first (an EXIF turn, an sRGB conversion) belongs here, and makes this false.
  */
 export function sentAsIs(image: InputImage, policy: InputPolicy): boolean {
   return (
+    // A photo a viewer would turn or colour-convert: a provider may not do what the viewer did.
+    shownAsStored(image) &&
     policy.formats.includes(image.format) &&
     image.bytes.byteLength <= policy.maxBytes &&
     Math.max(image.width, image.height) <= policy.maxLongSide
