@@ -100,6 +100,17 @@ describe('errors of the try-on endpoint', () => {
       },
     )
 
+    it.each([
+      ['twice', (key: string) => `v%2574o_test_${key.slice(9)}`],
+      ['three times, as a value', (key: string) => `ref=vto%25255Ftest%25255F${key.slice(9)}`],
+      ['twice, as a parameter named like a key', (key: string) => `api%255Fkey=${key.slice(9)}`],
+    ])('refuses a key in the query string percent-encoded %s', async (_, query) => {
+      const key = await t.createKey({ credits: 1 })
+      const res = await postTryOn(`${t.stack.functionUrl}?${query(key.apiKey)}`, { apiKey: key.apiKey, body: goodBody })
+      expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
+      await expectUntouched(key, 1)
+    })
+
     it('answers 401 rather than 400 when both the key and the body are bad', async () => {
       const res = await post({ apiKey: wellFormedUnknownKey(), rawBody: '{not json' })
       expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
