@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../shared/app.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
@@ -171,6 +172,29 @@ describe('errors of the try-on endpoint', () => {
       const key = await t.createKey({ credits: 2 })
       expectErrorBody(await post({ apiKey: key.apiKey, ...options }), 400, 'invalid_request', message)
       await expectUntouched(key, 2)
+    })
+
+    it('names the text field holding a character Postgres cannot store (NUL, half a surrogate pair), never a 500 (fast-check)', async () => {
+      const valid = { clothingType: 'T-shirt', productType: 'wedding-dress', parentUrl: 'https://shop.example/p/tee', locale: 'fr-CA' }
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...(Object.keys(valid) as (keyof typeof valid)[])),
+          fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\udc00'),
+          fc.nat(),
+          async (field, bad, at) => {
+            const value = valid[field]
+            const cut = field === 'parentUrl' ? 20 + (at % (value.length - 19)) : at % (value.length + 1)
+            const key = await t.createKey({ credits: 2 })
+            const before = t.logs.length
+            const body = { ...goodBody, [field]: value.slice(0, cut) + bad + value.slice(cut) }
+            const res = await post({ apiKey: key.apiKey, body })
+            expectErrorBody(res, 400, 'invalid_request', new RegExp(`^${field} `))
+            await expectUntouched(key, 2)
+            expect(t.logs.slice(before).filter((line) => line.level === 'error')).toEqual([])
+          },
+        ),
+        { numRuns: 24, seed: 61 },
+      )
     })
 
     it('refuses X-Tryon-Scenario from a live key', async () => {
