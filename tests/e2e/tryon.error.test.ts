@@ -5,9 +5,11 @@ import { encodeBase64 } from '../../shared/images/base64.ts'
 import { createImageFetcher } from '../../shared/images/fetch.ts'
 import { createGuardedFetch } from '../../devstack/guarded-fetch.ts'
 import { wellFormedUnknownKey, type CreatedKey } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
 import {
+  abortMidBody,
   countingBilling,
   expectErrorBody,
   postEarlyAnswer,
@@ -303,6 +305,23 @@ describe('errors of the try-on endpoint', () => {
     it('answers 401 for an unknown key even when the body is too large', async () => {
       const res = await postEarlyAnswer(t.stack.functionUrl, { apiKey: wellFormedUnknownKey(), rawBody: oversized() })
       expectErrorBody(res, 401, 'authentication_required')
+    })
+  })
+
+  describe('a client that goes away in the middle of its body', () => {
+    it('is logged once, at info level, as 499 (the nginx convention): no error, no stack, no 5xx, nothing charged', async () => {
+      const key = await t.createKey({ credits: 1 })
+      const requestId = `gone-${Date.now()}`
+      await abortMidBody(t.stack.functionUrl, { apiKey: key.apiKey, requestId })
+      const lines = () => t.logs.filter((line) => line.requestId === requestId)
+      await eventually(async () => lines().some((line) => line.msg === 'request'))
+      expect(lines()).toEqual([
+        expect.objectContaining({ level: 'info', msg: 'request', method: 'POST', status: 499, errorCode: undefined }),
+      ])
+      expect(JSON.stringify(lines())).not.toMatch(/stack|unhandled|at \S+ \(/)
+      await expectUntouched(key, 1)
+      // The service still answers the next request.
+      expect((await post({ apiKey: key.apiKey, body: goodBody })).status).toBe(200)
     })
   })
 
