@@ -18,6 +18,7 @@ const image = (what: string) =>
     .meta({ description: `${what} ${IMAGE_FIELD}` })
 
 /** A NUL, or half of a UTF-16 surrogate pair: Postgres text holds neither (0x00 is refused, a lone half is not UTF-8). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is the character refused.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 const STORABLE = 'must not contain a NUL character (\\u0000) or an unpaired surrogate'
