@@ -43,6 +43,11 @@ export const errorCatalogue = {
       'userPhoto: image is not a readable JPEG, PNG or WebP (the format is read from the bytes, not from the URL or data URI); ' +
       'send a JPEG, PNG or WebP image',
   },
+  person_not_found: {
+    status: 400,
+    when: "No person can be found in `userPhoto` (the local engine, or FASHN's PoseError); the same photo would fail again.",
+    message: 'No person found in userPhoto: send a photo of a person, head to feet for a wedding dress',
+  },
   authentication_required: {
     status: 401,
     when: 'No `X-API-Key` header, a malformed or unknown key, or a key anywhere in the query string.',

@@ -95,6 +95,7 @@ export function withBridalScenario(steps: BridalSteps, scenario: Scenario | unde
 const failureCodes: Record<FailureKind, ErrorCode> = {
   content_rejected: 'ai_content_rejected',
   unsupported_image: 'unsupported_image',
+  person_not_found: 'person_not_found',
   generation_failed: 'generation_failed',
   bridal_preprocessing_failed: 'bridal_preprocessing_failed',
   service_busy: 'service_busy',

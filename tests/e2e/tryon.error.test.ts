@@ -6,6 +6,7 @@ import { createImageFetcher } from '../../shared/images/fetch.ts'
 import { createGuardedFetch } from '../../devstack/guarded-fetch.ts'
 import { wellFormedUnknownKey, type CreatedKey } from '../support/database.ts'
 import { eventually } from '../support/eventually.ts'
+import { makeEmptyScene } from '../support/empty-scenes.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
 import {
@@ -213,6 +214,45 @@ describe('errors of the try-on endpoint', () => {
       const res = await post({ apiKey: key.apiKey, body: { ...goodBody, productImage: dataUri(garment.slice(0, 700)) } })
       expectErrorBody(res, 400, 'image_too_small', /^productImage: image is smaller than 1 KB/)
       await expectRefunded(key, 1, res, 'image_too_small')
+    })
+
+    it.each([
+      ['an empty room', 'room', 20_003],
+      ['a product photo', 'product', 20_020],
+      ['a texture', 'texture', 20_006],
+    ] as const)('answers person_not_found for a shopper photo with nobody in it (%s), and charges nothing', async (_, kind, seed) => {
+      const scene = makeEmptyScene(seed, kind)
+      const key = await t.createKey({ credits: 1 })
+      const res = await post({ apiKey: key.apiKey, body: { ...goodBody, userPhoto: encodeBase64(scene.photo.bytes) } })
+      expectErrorBody(
+        res,
+        400,
+        'person_not_found',
+        'No person found in userPhoto: send a photo of a person, head to feet for a wedding dress',
+      )
+      await expectRefunded(key, 1, res, 'person_not_found')
+      // A refusal of the caller's photo, logged as such: not an error of ours.
+      expect(t.logs.filter((line) => line.msg === 'tryon' && line.outcome === 'person_not_found').at(-1)).toMatchObject({ level: 'warn' })
+    })
+
+    it('answers person_not_found for a wedding dress with nobody in the photo, refunding both credits', async () => {
+      const key = await t.createKey({ credits: 2 })
+      const gown = makeGarmentPhoto({
+        kind: 'gown-with-train',
+        color: [242, 236, 224],
+        width: 240,
+        height: 240,
+        transparentBackground: true,
+      })
+      const room = makeEmptyScene(20_003, 'room')
+      const res = await post({
+        apiKey: key.apiKey,
+        body: { userPhoto: encodeBase64(room.photo.bytes), productImage: dataUri(gown.bytes), productType: 'wedding-dress' },
+      })
+      expectErrorBody(res, 400, 'person_not_found')
+      expect(await t.balanceOf(key)).toBe(2)
+      const [row] = await t.stack.sql`select status, outcome, credits_charged from tryon.tryons where account_id = ${key.accountId}`
+      expect(row).toEqual({ status: 'failed', outcome: 'person_not_found', credits_charged: 0 })
     })
 
     it('refuses an image URL that cannot be fetched', async () => {
