@@ -329,7 +329,8 @@ describe('a result stored for a try-on that then did not settle as delivered', (
 
 describe('a result written after the store gave up on it', () => {
   let t: TestStack
-  let release: () => void = () => {}
+  let release!: () => void
+  const answer = new Promise<void>((resolve) => (release = resolve))
   const written: string[] = []
 
   beforeAll(async () => {
@@ -343,7 +344,7 @@ describe('a result written after the store gave up on it', () => {
           put: async (path, body, type) => {
             const url = await deps.store.put(path, body, type)
             written.push(path)
-            await new Promise<void>((resolve) => (release = resolve))
+            await answer
             return url
           },
         },
@@ -358,6 +359,8 @@ describe('a result written after the store gave up on it', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(500)
     expect(res.body.errorCode).toBe('storage_failed')
     expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0 })
+    // The write itself lands (however slow the machine), its answer waits.
+    await eventually(async () => written.length === 1, 10_000)
     const file = join(t.dataDir, 'storage', 'tryon-results', written[0])
     expect(existsSync(file)).toBe(true)
     release()
