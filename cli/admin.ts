@@ -93,20 +93,45 @@ const limitValue = (value: string, flag: string, min: number): number | null =>
   value === 'none' ? null : integer(value, `--${flag} (or none)`, min)
 
 /**
- * A wildcard origin must sit below a registrable domain (public suffix list, private section included):
- * `https://*.shop.co.uk` is one shop's subdomains, `https://*.co.uk` or `https://*.github.io` would be everyone's.
- * The SQL function checks the shape; only here is the list at hand.
+ * An allowed origin in the form browsers send it, then checked. It is normalised first (scheme and host
+ * lowercased, the default port dropped, a trailing dot removed, an internationalised name in punycode, as the URL
+ * standard does), so no spelling slips past the check: `https://*.CO.uk.:443` is `https://*.co.uk`. A wildcard must
+ * then sit below a registrable domain (public suffix list, private section included): `https://*.shop.co.uk` is one
+ * shop's subdomains, `https://*.co.uk` or `https://*.github.io` would be everyone's. The SQL function checks the
+ * shape; only here is the list at hand.
  */
-const allowedOrigin = (value: string): string => {
-  const wildcard = /^https:\/\/\*\.([^/:]+)\/?$/i.exec(value.trim())
-  if (wildcard) {
-    const domain = parseDomain(wildcard[1], { allowPrivateDomains: true })
+export const allowedOrigin = (value: string): string => {
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw new UsageError(`--origin ${value}: not an origin; give https://shop.example, https://shop.example:8443 or https://*.shop.example`)
+  }
+  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash)
+    throw new UsageError(`--origin ${value}: an origin is https://host[:port] alone, without credentials, path, query or fragment`)
+  const host = url.hostname.replace(/\.$/, '')
+  const origin = `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`
+  if (host.startsWith('*.')) {
+    const below = host.slice(2)
+    const domain = parseDomain(below, { allowPrivateDomains: true })
     if (domain.isIp || !domain.domain) {
       throw new UsageError(
-        `--origin ${value}: ${wildcard[1]} is a public suffix, so the wildcard would match every site under it; name the shop's own domain (https://*.shop.${wildcard[1]})`,
+        `--origin ${value}: ${below} is a public suffix, so the wildcard would match every site under it; name the shop's own domain (https://*.shop.${below})`,
       )
     }
   }
+  return origin
+}
+
+/** A key's label: a name people read in `keys list`, not a place to store data (tryon.api_keys checks the length too). */
+export const MAX_LABEL_LENGTH = 200
+
+const keyLabel = (value: string | undefined): string | null => {
+  if (value === undefined) return null
+  if ([...value].length > MAX_LABEL_LENGTH) throw new UsageError(`--label must be at most ${MAX_LABEL_LENGTH} characters`)
+  // A control character (NUL included, which Postgres cannot store) has no place in a name printed on a line.
+  if (/\p{Cc}/u.test(value) || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value))
+    throw new UsageError('--label must be printable text, without control characters')
   return value
 }
 
@@ -142,7 +167,7 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
       const [row] = await sql`
         select api_key, key_id, account_id, credits::float8 as credits
           from tryon.create_api_key(${integer(values.credits ?? '0', '--credits', 0)}, ${mode},
-                                    ${(values.origin ?? []).map(allowedOrigin)}::text[], ${!values.inactive}, ${values.label ?? null},
+                                    ${(values.origin ?? []).map(allowedOrigin)}::text[], ${!values.inactive}, ${keyLabel(values.label)},
                                     ${values.account ? uuid(values.account, '--account') : null})`
       return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
     }

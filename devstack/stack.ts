@@ -157,10 +157,11 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       longestTryOnMs,
     })
   }
-  const sweeper = setInterval(() => {
-    deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
-    // Images of try-ons deleted with SQL alone (the admin CLI removes its own at once).
-    removeDeletedResults(sql, deps.store).catch((error) =>
+  const sweeper = setInterval(async () => {
+    await deps.billing.sweep(ttlSeconds).catch((error) => deps.log({ level: 'error', msg: 'sweep failed', error: String(error) }))
+    // Then what the database queued for removal: images of try-ons deleted with SQL alone (the admin CLI removes its
+    // own at once), and what try-ons that ended without a delivery (the ones just swept among them) may have left.
+    await removeDeletedResults(sql, deps.store).catch((error) =>
       deps.log({ level: 'error', msg: 'removing deleted results failed', error: String(error) }),
     )
   }, sweepEveryMs)

@@ -32,6 +32,8 @@ type Env = {
     body: TryOnBodyRead
     /** Set once billing has begun, which checks the key: a refusal from then on needs no check of its own. */
     keyChecked: true
+    /** How the request's body stopped arriving, when its client went away. */
+    clientClosed: string
   }
 }
 
@@ -115,7 +117,15 @@ export function createApp(appDeps: Deps): OpenAPIHono<Env> {
 /** Reads the body ahead of the route's validators, which then validate what it read (see readTryOnBody). */
 function readBody(deps: Deps): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const read = await readTryOnBody(c.req.raw, deps.config.maxBodyBytes)
+    let read: TryOnBodyRead
+    try {
+      read = await readTryOnBody(c.req.raw, deps.config.maxBodyBytes)
+    } catch (error) {
+      // What readTryOnBody refuses is an ApiError; anything else is the body stream's own error: the client stopped
+      // sending (Node: "aborted", Deno: BadResource). Not a failure of ours, and nobody is left to read an answer.
+      if (!(error instanceof HTTPException)) throw new ClientClosedRequest(error)
+      throw error
+    }
     c.set('body', read)
     // The route's json validator asks c.req.json(), which would re-serialise and parse a cached body: answer it directly.
     const parsed = Promise.resolve(read.forSchema)
@@ -123,6 +133,18 @@ function readBody(deps: Deps): MiddlewareHandler<Env> {
     await next()
   }
 }
+
+/** The client closed its connection before it sent its whole request, so no answer can reach it. */
+class ClientClosedRequest extends Error {
+  constructor(cause: unknown) {
+    // The runtime's words for it, without a stack: the request line's `reason`.
+    super(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause))
+    this.name = 'ClientClosedRequest'
+  }
+}
+
+/** nginx's status for a client that went away (ngx_http_request.h, NGX_HTTP_CLIENT_CLOSED_REQUEST): logged, never sent. */
+const CLIENT_CLOSED_REQUEST = 499
 
 /** A client's X-Request-Id up to 64 characters of [A-Za-z0-9._-], and not key-shaped; anything else gets an id of ours. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -183,6 +205,11 @@ function toApiError(deps: Deps, error: unknown, c: Context<Env>): ApiError {
 }
 
 async function renderError(deps: Deps, error: Error, c: Context<Env>): Promise<Response> {
+  // Logged once, by the request line (info: the client's doing, not a 5xx); the status is for that line alone.
+  if (error instanceof ClientClosedRequest) {
+    c.set('clientClosed', error.message)
+    return new Response(null, { status: CLIENT_CLOSED_REQUEST })
+  }
   let apiError = toApiError(deps, error, c)
   try {
     apiError = await keyFirst(deps, apiError, c)
@@ -205,6 +232,7 @@ function requestLog(deps: Deps): MiddlewareHandler<Env> {
       path: c.req.path,
       status: c.res.status,
       errorCode: c.get('errorCode'),
+      ...(c.get('clientClosed') && { reason: `the client went away before its body arrived (${c.get('clientClosed')})` }),
       durationMs: Math.round(performance.now() - started),
     })
   }

@@ -129,7 +129,7 @@ async function startBare(databaseUrl: string, mode: 'baseline' | 'billing'): Pro
 
 /** A result store that keeps nothing: the production store is a network upload, the dev stack's a file write. */
 const memoryUrl = (path: string) => `http://127.0.0.1/storage/v1/object/public/tryon-results/${path}`
-const memoryStore: ResultStore = { put: async (path) => memoryUrl(path), urlOf: memoryUrl, remove: async () => {} }
+const memoryStore: ResultStore = { put: async (path) => memoryUrl(path), urlOf: memoryUrl, remove: async () => false }
 
 async function startService(
   databaseUrl: string,

@@ -41,15 +41,34 @@ const KEY_PREFIX = /vto(?:_|%5f)(?:live|test)(?:_|%5f)/i
 const KEY_SHAPED = /vto(?:_|%5f)(live|test)(?:_|%5f)(?!\[redacted\])[0-9a-z%]*/gi
 
 /**
+ * Percent-decodings of a query tried, the text as sent included: a key encoded once more per round (`%2574` for `t`)
+ * is still found within them, and each round costs one pass over a query the server already capped in length.
+ */
+const DECODE_ROUNDS = 8
+
+/**
  * Keys belong in the header only: one in the URL may already sit in a proxy's logs. A parameter named like a key,
- * or a key-shaped string anywhere in the query (a parameter's name or value, encoded or not), counts.
+ * or a key-shaped string anywhere in the query (a parameter's name or value), counts, as sent or percent-decoded
+ * up to DECODE_ROUNDS times: whatever decodes the query next (a proxy, a framework, a log viewer) may decode again.
  */
 export function urlCarriesKey(url: URL): boolean {
-  if (KEY_PREFIX.test(url.search)) return true
-  for (const [name, value] of url.searchParams) {
-    if (KEY_PARAM.test(name) || KEY_PREFIX.test(name) || KEY_PREFIX.test(value)) return true
+  for (const query of decodings(url.search)) {
+    if (KEY_PREFIX.test(query)) return true
+    for (const [name] of new URLSearchParams(query)) if (KEY_PARAM.test(name)) return true
   }
   return false
+}
+
+/** The text and its successive percent-decodings, until one changes nothing or the rounds run out. */
+function decodings(text: string): string[] {
+  const found = [text]
+  for (let round = 1; round < DECODE_ROUNDS; round++) {
+    // Byte by byte, as Latin-1: never throws on a malformed sequence, and a key is ASCII either way.
+    const next = found[found.length - 1].replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    if (next === found[found.length - 1]) break
+    found.push(next)
+  }
+  return found
 }
 
 /** The text with every key-shaped string cut to its mode: for paths, URLs and messages on their way to a log. */

@@ -1,5 +1,11 @@
 /** Why a try-on ended without a result; each is refunded in full (shared/tryon/outcomes.ts gives its error code). */
-export type FailureKind = 'content_rejected' | 'unsupported_image' | 'generation_failed' | 'bridal_preprocessing_failed' | 'service_busy'
+export type FailureKind =
+  | 'content_rejected'
+  | 'unsupported_image'
+  | 'person_not_found'
+  | 'generation_failed'
+  | 'bridal_preprocessing_failed'
+  | 'service_busy'
 
 /**
  * An expected failure, thrown through the steps of a try-on with what happened. The caller is told the error

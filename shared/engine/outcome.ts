@@ -11,6 +11,8 @@ export function generatedImageOf<Image extends ResultImage>(outcome: EngineOutco
       throw new TryOnFailure('content_rejected', `the engine rejected the content: ${outcome.reason}`)
     case 'invalid_input':
       throw new TryOnFailure('unsupported_image', `${outcome.reason}. No credits were charged.`)
+    case 'no_person':
+      throw new TryOnFailure('person_not_found', outcome.reason)
     case 'failed':
       throw generationFailed()
   }

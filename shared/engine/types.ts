@@ -71,12 +71,13 @@ export interface TryOnRequest {
 
 /**
  * Expected outcomes are values so billing can settle on them; only bugs throw.
- * rejected → 422, invalid_input → 400, failed → 500.
+ * rejected → 422, invalid_input and no_person (nobody in the shopper photo) → 400, failed → 500.
  */
 export type EngineOutcome<Image extends ResultImage = ResultImage> =
   | { kind: 'generated'; image: Image }
   | { kind: 'rejected'; reason: string }
   | { kind: 'invalid_input'; reason: string }
+  | { kind: 'no_person'; reason: string }
   /**
    * `outage`: the provider could not be reached, timed out or answered 429/5xx (what a circuit breaker counts).
    * `modelNotServed`: the configured model is retired or the provider answered 404 NOT_FOUND for it: a configuration

@@ -48,6 +48,11 @@ export const errorCatalogue = {
     when: 'Decoding an image would take more work than a request may spend: too many progressive JPEG scans, or a large lossy WebP.',
     message: 'userPhoto: it has more than the 100 progressive scans a JPEG may have; re-save it as a baseline JPEG',
   },
+  person_not_found: {
+    status: 400,
+    when: "No person can be found in `userPhoto` (the local engine, or FASHN's PoseError); the same photo would fail again.",
+    message: 'No person found in userPhoto: send a photo of a person, head to feet for a wedding dress',
+  },
   authentication_required: {
     status: 401,
     when: 'No `X-API-Key` header, a malformed or unknown key, or a key anywhere in the query string.',

@@ -17,7 +17,15 @@ const image = (what: string) =>
     .min(1, 'must not be empty')
     .meta({ description: `${what} ${IMAGE_FIELD}` })
 
-const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish()
+/** A NUL, or half of a UTF-16 surrogate pair: Postgres text holds neither (0x00 is refused, a lone half is not UTF-8). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is the character refused.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+const STORABLE = 'must not contain a NUL character (\\u0000) or an unpaired surrogate'
+/** Text that reaches the database. */
+const storable = (text: string) => !UNSTORABLE.test(text)
+
+const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(storable, STORABLE).nullish()
 
 /** The JSON body of POST /functions/v1/tryon-api (spec §4). Unknown fields are ignored. */
 export const tryOnRequestSchema = z
@@ -35,6 +43,7 @@ export const tryOnRequestSchema = z
     parentUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .max(2048, 'must be at most 2048 characters')
+      .refine(storable, STORABLE)
       .nullish()
       .meta({ description: 'URL of the product page, for attribution and analytics.' }),
     locale: z

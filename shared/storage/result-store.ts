@@ -7,8 +7,11 @@ export interface ResultStore {
   put(path: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<string>
   /** The public URL of the object at `path`, the one `put` returned. */
   urlOf(path: string): string
-  /** Removes the object at `path` (a shopper's erasure request); removing one that is not there is not an error. */
-  remove(path: string): Promise<void>
+  /**
+   * Removes the object at `path` (a shopper's erasure request, or what a failed try-on may have left) and says whether
+   * one was there; removing one that is not there is not an error.
+   */
+  remove(path: string): Promise<boolean>
 }
 
 const extensionOf: Record<string, string> = {

@@ -44,10 +44,12 @@ export function createSupabaseStore(options: SupabaseStoreOptions): ResultStore 
     },
     urlOf,
     // Through the Storage API, never by deleting the storage.objects row, which would leave the file behind
-    // (supabase.com/docs/guides/storage/management/delete-objects). A missing object is simply not listed.
+    // (supabase.com/docs/guides/storage/management/delete-objects). It answers the objects it removed: a missing
+    // one is simply not listed.
     async remove(path) {
-      const { error } = await bucket.remove([path])
+      const { data, error } = await bucket.remove([path])
       if (error) throw new Error(`Supabase Storage did not remove ${options.bucket}/${path}: ${error.message}`, { cause: error })
+      return (data ?? []).length > 0
     },
   }
 }

@@ -1,6 +1,6 @@
 import { DatabaseUnavailable } from '../billing/store.ts'
 import type { BridalReason } from '../bridal/pipeline.ts'
-import type { BridalSteps } from '../bridal/ports.ts'
+import type { BridalSteps, TrainPretreatment } from '../bridal/ports.ts'
 import { TryOnFailure, type FailureKind } from '../engine/failure.ts'
 import type { EngineOutcome, TryOnEngine } from '../engine/types.ts'
 import { ApiError, databaseUnavailable, errorCatalogue, internalError, type ErrorCode } from '../http/errors.ts'
@@ -42,6 +42,23 @@ export function withScenario(engine: TryOnEngine, scenario: Scenario | undefined
   return { name: engine.name, generate: async () => forced }
 }
 
+/** The train a forced score is given when the product photo shows none (the shortest the pre-treatment prepares). */
+const FORCED_TRAIN = { length: 0.12, spread: 1.4 }
+
+/**
+ * A forced score needs a train to score: a product the pre-treatment finds no train in (a trainless gown, a top)
+ * is prepared as it is with the shortest train, so the scenario's outcome is the one answered whatever the photo holds.
+ */
+function alwaysPrepared(pretreatment: TrainPretreatment): TrainPretreatment {
+  return {
+    name: pretreatment.name,
+    prepare: async (request) => {
+      const prepared = await pretreatment.prepare(request)
+      return prepared.kind === 'prepared' ? prepared : { kind: 'prepared', garment: request.garment, train: FORCED_TRAIN }
+    },
+  }
+}
+
 /** A test key's X-Tryon-Scenario forces a bridal branch (DESIGN.md §4). */
 export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
   switch (scenario) {
@@ -60,10 +77,13 @@ export function withBridalScenario(steps: BridalSteps, scenario: Scenario | unde
       }
     case 'train_score_low':
       // Half the threshold (rounded like any score): low whatever the threshold is set to (0 makes every score pass).
-      return { ...steps, scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: threshold / 2 }) } }
+      return {
+        pretreatment: alwaysPrepared(steps.pretreatment),
+        scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: threshold / 2 }) },
+      }
     case 'train_score_unavailable':
       return {
-        ...steps,
+        pretreatment: alwaysPrepared(steps.pretreatment),
         scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_score_unavailable` }) },
       }
     default:
@@ -75,6 +95,7 @@ export function withBridalScenario(steps: BridalSteps, scenario: Scenario | unde
 const failureCodes: Record<FailureKind, ErrorCode> = {
   content_rejected: 'ai_content_rejected',
   unsupported_image: 'unsupported_image',
+  person_not_found: 'person_not_found',
   generation_failed: 'generation_failed',
   bridal_preprocessing_failed: 'bridal_preprocessing_failed',
   service_busy: 'service_busy',

@@ -63,6 +63,8 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     }
   }
   let delivered: Delivered | undefined
+  // Where the result was written, once it was: a try-on that then ends without a delivery removes it.
+  let storedAt: string | undefined
   // From here on a charge may have committed, so a failure can no longer be answered "nothing was charged".
   let chargeSent = false
   const context = { tryOnId: job.tryOnId, requestId: job.requestId, productKind: job.input.productKind, keyMode: job.keyMode }
@@ -86,7 +88,8 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     )
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
-    const resultUrl = await timed('store', () => storeResult(deps, path, generation.image))
+    const resultUrl = await timed('store', () => storeResult(deps, path, generation.image, context))
+    storedAt = path
     delivered = { resultUrl, bridal: generation.bridal }
     chargeSent = true
     const producedBy = generation.image.engine ?? engine.name
@@ -146,6 +149,9 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       if (delivered) return successOf(job.tryOnId, delivered, refunded)
       throw chargedWithoutResult(job.tryOnId, refunded.creditsCharged)
     }
+    // The database says the try-on ended without a delivery: what it stored goes now. Without that answer it stays
+    // until the sweeper ends the try-on, which queues it for removal (tryon.queue_undelivered_results).
+    if (storedAt && refunded) await timed('discard', () => discardResult(deps, storedAt!, context))
     if (!refunded && chargeSent) {
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: apiError.message, durationsMs })
       throw settlementUnknown(job.tryOnId)
@@ -246,16 +252,20 @@ async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, r
   return { image, outcome: bridal.reason, bridal }
 }
 
-/** Stores the result; one still downloading from the provider streams straight into storage. */
-async function storeResult(deps: Deps, path: string, image: ResultImage): Promise<string> {
+/**
+ * Stores the result; one still downloading from the provider streams straight into storage. A write abandoned at the
+ * store's time limit may still land: it is removed then, since its try-on was refunded.
+ */
+async function storeResult(deps: Deps, path: string, image: ResultImage, context: Record<string, unknown>): Promise<string> {
   const body = 'bytes' in image ? image.bytes : image.stream
+  const put = deps.store.put(path, body, image.contentType)
   try {
-    return await raceDeadline(
-      deps.store.put(path, body, image.contentType),
-      AbortSignal.timeout(deps.config.storeTimeoutMs),
-      'storing the result',
-    )
+    return await raceDeadline(put, AbortSignal.timeout(deps.config.storeTimeoutMs), 'storing the result')
   } catch (error) {
+    put.then(
+      () => discardResult(deps, path, { ...context, late: true }),
+      () => {},
+    )
     // The provider's download stopped short (its size cap, its timeout): the generation failed, not the storage.
     const download = 'bytes' in image ? undefined : image.downloadError()
     if (download !== undefined) {
@@ -270,6 +280,21 @@ async function storeResult(deps: Deps, path: string, image: ResultImage): Promis
     }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
     throw catalogued('storage_failed')
+  }
+}
+
+/** Removes a result whose try-on ended without a delivery; one the store cannot remove now is queued in the database. */
+async function discardResult(deps: Deps, path: string, context: Record<string, unknown>): Promise<void> {
+  try {
+    await raceDeadline(deps.store.remove(path), AbortSignal.timeout(deps.config.storeTimeoutMs), 'removing the result')
+  } catch (error) {
+    deps.log({
+      level: 'warn',
+      msg: 'undelivered result not removed yet; it stays queued for removal',
+      ...context,
+      path,
+      error: String(error),
+    })
   }
 }
 

@@ -5,6 +5,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../cli/admin.ts'
 import { hashApiKey } from '../../shared/auth/api-key.ts'
+import { DatabaseUnavailable } from '../../shared/billing/store.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
 import type { CreatedKey, DatabaseKind } from '../support/database.ts'
 import { eventually } from '../support/eventually.ts'
@@ -231,5 +232,175 @@ describe("deleting from the command line, against the dev stack's database and f
     const { stdout } = await cli({ TRYON_DATA_DIR: t.dataDir }, 'tryons', 'delete', res.body.tryOnId)
     expect(JSON.parse(stdout)).toEqual({ tryOnId: res.body.tryOnId, deleted: true, imagesRemoved: 1 })
     expect((await fetch(res.body.resultUrl)).status).toBe(404)
+  })
+})
+
+describe('a result stored for a try-on that then did not settle as delivered', () => {
+  let t: TestStack
+  /** Settlements that fail as if the database refused the connection (nothing reached it): none, deliveries, or all. */
+  let failing: 'none' | 'deliveries' | 'all' = 'none'
+  const written: string[] = []
+
+  beforeAll(async () => {
+    t = await startTestStack({
+      // Only the test sweeps and purges here; the timer has its own test below.
+      env: { TRYON_SWEEP_INTERVAL_MS: '3600000' },
+      override: (deps) => ({
+        ...deps,
+        store: {
+          ...deps.store,
+          put: async (path, body, type) => {
+            const url = await deps.store.put(path, body, type)
+            written.push(path)
+            return url
+          },
+        },
+        billing: {
+          ...deps.billing,
+          settle: (request) =>
+            failing === 'all' || (failing === 'deliveries' && request.resultPath)
+              ? Promise.reject(new DatabaseUnavailable('connect ECONNREFUSED 127.0.0.1:5432', { mayHaveCommitted: false }))
+              : deps.billing.settle(request),
+        },
+      }),
+    })
+  })
+  afterAll(() => t?.close())
+
+  const admin = (...argv: string[]) => runAdmin(t.db!.sql, argv, { store: () => t.stack.deps.store }) as Promise<Record<string, unknown>>
+  const fileOf = (path: string) => join(t.dataDir, 'storage', 'tryon-results', path)
+  const publicUrl = (path: string) => t.stack.deps.store.urlOf(path)
+
+  async function failedAfterTheWrite(expectedCode: string): Promise<{ key: CreatedKey; tryOnId: string; path: string }> {
+    const key = await t.createKey({ credits: 1 })
+    written.length = 0
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: tshirt } })
+    expect(res.status, JSON.stringify(res.body)).toBe(500)
+    expect(res.body.errorCode).toBe(expectedCode)
+    expect(written).toHaveLength(1)
+    const [row] = await t.db!.sql`select id from tryon.tryons where account_id = ${key.accountId}`
+    return { key, tryOnId: row.id, path: written[0] }
+  }
+
+  it('removes it at once when the refund says the try-on ended without a delivery', async () => {
+    failing = 'deliveries'
+    const { key, tryOnId, path } = await failedAfterTheWrite('database_unavailable')
+    failing = 'none'
+    expect(existsSync(fileOf(path))).toBe(false)
+    expect((await fetch(publicUrl(path))).status).toBe(404)
+    expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0, ledgerBalance: 1 })
+    const [row] = await t.db!.sql`select status, outcome, result_path from tryon.tryons where id = ${tryOnId}`
+    expect(row).toEqual({ status: 'failed', outcome: 'database_unavailable', result_path: null })
+    expect(await admin('tryons', 'delete', tryOnId)).toEqual({ tryOnId, deleted: true, imagesRemoved: 0 })
+  })
+
+  it('is found by the sweeper and by erasure when the database could not be asked at all', async () => {
+    failing = 'all'
+    const { key, tryOnId, path } = await failedAfterTheWrite('settlement_unknown')
+    failing = 'none'
+    // Nobody knows yet whether it was charged: the image stays until the sweeper decides.
+    expect(existsSync(fileOf(path))).toBe(true)
+    await expect(admin('tryons', 'delete', tryOnId)).rejects.toThrow(/still running/)
+
+    await t.db!.sql`update tryon.tryons set created_at = created_at - interval '11 minutes' where id = ${tryOnId}`
+    expect(await t.stack.deps.billing.sweep(600)).toBe(1)
+    const [row] = await t.db!.sql`select status, result_path from tryon.tryons where id = ${tryOnId}`
+    expect(row).toEqual({ status: 'expired', result_path: null })
+    expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0, ledgerBalance: 1 })
+
+    expect(await admin('tryons', 'delete', tryOnId)).toEqual({ tryOnId, deleted: true, imagesRemoved: 1 })
+    expect(existsSync(fileOf(path))).toBe(false)
+    expect((await fetch(publicUrl(path))).status).toBe(404)
+    const [queued] = await t.db!.sql`select count(*)::int as n from tryon.result_deletions where tryon_id = ${tryOnId}`
+    expect(queued.n).toBe(0)
+  })
+
+  it('is removed by `tryons purge` once swept, without an erasure request', async () => {
+    failing = 'all'
+    const { tryOnId, path } = await failedAfterTheWrite('settlement_unknown')
+    failing = 'none'
+    await t.db!.sql`update tryon.tryons set created_at = created_at - interval '11 minutes' where id = ${tryOnId}`
+    await t.stack.deps.billing.sweep(600)
+    expect(existsSync(fileOf(path))).toBe(true)
+    expect(await admin('tryons', 'purge')).toEqual({ imagesRemoved: 1 })
+    expect(existsSync(fileOf(path))).toBe(false)
+  })
+})
+
+describe('a result written after the store gave up on it', () => {
+  let t: TestStack
+  let release!: () => void
+  const answer = new Promise<void>((resolve) => (release = resolve))
+  const written: string[] = []
+
+  beforeAll(async () => {
+    t = await startTestStack({
+      env: { TRYON_STORE_TIMEOUT_MS: '300', TRYON_SWEEP_INTERVAL_MS: '3600000' },
+      override: (deps) => ({
+        ...deps,
+        store: {
+          ...deps.store,
+          // The write lands, but its answer comes only once the test says so: long after the store's time limit.
+          put: async (path, body, type) => {
+            const url = await deps.store.put(path, body, type)
+            written.push(path)
+            await answer
+            return url
+          },
+        },
+      }),
+    })
+  })
+  afterAll(() => t?.close())
+
+  it('is removed when its late answer comes, since its try-on was refunded', async () => {
+    const key = await t.createKey({ credits: 1 })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: tshirt } })
+    expect(res.status, JSON.stringify(res.body)).toBe(500)
+    expect(res.body.errorCode).toBe('storage_failed')
+    expect(await t.ledger(key)).toMatchObject({ balance: 1, reserved: 0 })
+    // The write itself lands (however slow the machine), its answer waits.
+    await eventually(async () => written.length === 1, 10_000)
+    const file = join(t.dataDir, 'storage', 'tryon-results', written[0])
+    expect(existsSync(file)).toBe(true)
+    release()
+    await eventually(async () => !existsSync(file), 10_000)
+  })
+})
+
+describe('the dev stack after a try-on swept with a stored result', () => {
+  let t: TestStack
+  let failing = false
+  beforeAll(async () => {
+    t = await startTestStack({
+      env: { TRYON_SWEEP_INTERVAL_MS: '200' },
+      override: (deps) => ({
+        ...deps,
+        billing: {
+          ...deps.billing,
+          settle: (request) =>
+            failing
+              ? Promise.reject(new DatabaseUnavailable('connect ECONNREFUSED', { mayHaveCommitted: false }))
+              : deps.billing.settle(request),
+        },
+      }),
+    })
+  })
+  afterAll(() => t?.close())
+
+  it('removes the image by itself, on its timer', async () => {
+    const key = await t.createKey({ credits: 1 })
+    failing = true
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: tshirt } })
+    failing = false
+    expect(res.body.errorCode).toBe('settlement_unknown')
+    const [row] = await t.db!.sql`select id, created_at from tryon.tryons where account_id = ${key.accountId}`
+    const [path] = (await t.db!.sql`select tryon.possible_result_paths(${row.id}, ${row.created_at}) as paths`)[0].paths.filter(
+      (p: string) => existsSync(join(t.dataDir, 'storage', 'tryon-results', p)),
+    )
+    expect(path).toBeDefined()
+    await t.db!.sql`update tryon.tryons set created_at = created_at - interval '11 minutes' where id = ${row.id}`
+    // The timer sweeps (the default 10 minutes have passed), then removes what the sweep queued.
+    await eventually(async () => !existsSync(join(t.dataDir, 'storage', 'tryon-results', path)), 10_000)
   })
 })

@@ -131,16 +131,17 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     expect(JSON.stringify(t.logs)).toContain('NSFW content detected in model image')
   })
 
-  it('PoseError: 400 with our own clear message, refunded', async () => {
+  it('PoseError: 400 person_not_found, as the local engine answers a photo with nobody in it, refunded', async () => {
     fake.script('GET', statusPath, fashn.failed('PoseError', 'pose estimation failed: 0 keypoints'))
     const key = await t.createKey({ credits: 1, mode: 'live' })
     const res = await post(key)
     expectErrorBody(
       res,
       400,
-      'unsupported_image',
-      'The shopper photo (userPhoto) could not be used: no person pose was found in it. No credits were charged.',
+      'person_not_found',
+      'No person found in userPhoto: send a photo of a person, head to feet for a wedding dress',
     )
+    expect(await x.latestTryOn(key)).toMatchObject({ status: 'failed', outcome: 'person_not_found', credits_charged: 0 })
     await x.expectBalanced(key, 1)
   })
 

@@ -14,11 +14,11 @@ const croppedPerson = encodeBase64(
 )
 const ivory: [number, number, number] = [242, 236, 224]
 const garments = Object.fromEntries(
-  (['gown-with-train', 'dress', 'tshirt'] as GarmentKind[]).map((kind) => [
+  (['gown-with-train', 'gown', 'dress', 'tshirt'] as GarmentKind[]).map((kind) => [
     kind,
     encodeBase64(makeGarmentPhoto({ kind, color: ivory, width: 320, height: 320, transparentBackground: true }).bytes),
   ]),
-) as Record<'gown-with-train' | 'dress' | 'tshirt', string>
+) as Record<'gown-with-train' | 'gown' | 'dress' | 'tshirt', string>
 
 const wedding = (productImage = garments['gown-with-train'], userPhoto = person) => ({
   userPhoto,
@@ -170,6 +170,33 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
       ['charge', -2, 'score_unavailable'],
     ])
     await expectBalanced(key, 0)
+  })
+
+  // Products the pre-treatment finds no train in: without the scenario each is tried on without a train for 1 credit.
+  it.each([
+    ['train_score_low', 'gown'],
+    ['train_score_low', 'tshirt'],
+    ['train_score_unavailable', 'gown'],
+    ['train_score_unavailable', 'tshirt'],
+  ] as const)('answers X-Tryon-Scenario: %s as forced with a product that has no train (%s)', async (scenario, product) => {
+    const key = await t.createKey({ credits: 2 })
+    engineCalls.length = 0
+    const res = await post(key, wedding(garments[product]), scenario)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const low = scenario === 'train_score_low'
+    expect(res.body.bridal).toEqual(
+      low
+        ? { applied: false, trainScore: 0.25, reason: 'train_score_low' }
+        : { applied: true, trainScore: null, reason: 'score_unavailable' },
+    )
+    expect(res.body).toMatchObject({ creditsCharged: low ? 0 : 2, creditsRemaining: low ? 2 : 0 })
+    expect(engineCalls).toEqual(['with-train'])
+    await expectDelivered(res)
+    expect((await ledgerOf(res.body.tryOnId)).map((r) => [r.kind, r.reserved_delta, r.reason])).toEqual([
+      ['reservation', 2, 'wedding-dress'],
+      low ? ['refund', -2, 'train_score_low'] : ['charge', -2, 'score_unavailable'],
+    ])
+    await expectBalanced(key, low ? 2 : 0)
   })
 
   it('charges 1 credit and delivers the gown without a train when only the pre-treatment is unavailable', async () => {

@@ -1,12 +1,16 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../shared/app.ts'
 import { encodeBase64 } from '../../shared/images/base64.ts'
 import { createImageFetcher } from '../../shared/images/fetch.ts'
 import { createGuardedFetch } from '../../devstack/guarded-fetch.ts'
 import { wellFormedUnknownKey, type CreatedKey } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
+import { makeEmptyScene } from '../support/empty-scenes.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { startImageServer, type ImageServer } from '../support/image-server.ts'
 import {
+  abortMidBody,
   countingBilling,
   expectErrorBody,
   postEarlyAnswer,
@@ -100,6 +104,17 @@ describe('errors of the try-on endpoint', () => {
       },
     )
 
+    it.each([
+      ['twice', (key: string) => `v%2574o_test_${key.slice(9)}`],
+      ['three times, as a value', (key: string) => `ref=vto%25255Ftest%25255F${key.slice(9)}`],
+      ['twice, as a parameter named like a key', (key: string) => `api%255Fkey=${key.slice(9)}`],
+    ])('refuses a key in the query string percent-encoded %s', async (_, query) => {
+      const key = await t.createKey({ credits: 1 })
+      const res = await postTryOn(`${t.stack.functionUrl}?${query(key.apiKey)}`, { apiKey: key.apiKey, body: goodBody })
+      expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
+      await expectUntouched(key, 1)
+    })
+
     it('answers 401 rather than 400 when both the key and the body are bad', async () => {
       const res = await post({ apiKey: wellFormedUnknownKey(), rawBody: '{not json' })
       expectErrorBody(res, 401, 'authentication_required', 'Authentication required')
@@ -162,6 +177,29 @@ describe('errors of the try-on endpoint', () => {
       await expectUntouched(key, 2)
     })
 
+    it('names the text field holding a character Postgres cannot store (NUL, half a surrogate pair), never a 500 (fast-check)', async () => {
+      const valid = { clothingType: 'T-shirt', productType: 'wedding-dress', parentUrl: 'https://shop.example/p/tee', locale: 'fr-CA' }
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...(Object.keys(valid) as (keyof typeof valid)[])),
+          fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\udc00'),
+          fc.nat(),
+          async (field, bad, at) => {
+            const value = valid[field]
+            const cut = field === 'parentUrl' ? 20 + (at % (value.length - 19)) : at % (value.length + 1)
+            const key = await t.createKey({ credits: 2 })
+            const before = t.logs.length
+            const body = { ...goodBody, [field]: value.slice(0, cut) + bad + value.slice(cut) }
+            const res = await post({ apiKey: key.apiKey, body })
+            expectErrorBody(res, 400, 'invalid_request', new RegExp(`^${field} `))
+            await expectUntouched(key, 2)
+            expect(t.logs.slice(before).filter((line) => line.level === 'error')).toEqual([])
+          },
+        ),
+        { numRuns: 24, seed: 61 },
+      )
+    })
+
     it('refuses X-Tryon-Scenario from a live key', async () => {
       const key = await t.createKey({ credits: 2, mode: 'live' })
       const res = await post({ apiKey: key.apiKey, body: goodBody, headers: { 'X-Tryon-Scenario': 'generation_failed' } })
@@ -176,6 +214,45 @@ describe('errors of the try-on endpoint', () => {
       const res = await post({ apiKey: key.apiKey, body: { ...goodBody, productImage: dataUri(garment.slice(0, 700)) } })
       expectErrorBody(res, 400, 'image_too_small', /^productImage: image is smaller than 1 KB/)
       await expectRefunded(key, 1, res, 'image_too_small')
+    })
+
+    it.each([
+      ['an empty room', 'room', 20_003],
+      ['a product photo', 'product', 20_020],
+      ['a texture', 'texture', 20_006],
+    ] as const)('answers person_not_found for a shopper photo with nobody in it (%s), and charges nothing', async (_, kind, seed) => {
+      const scene = makeEmptyScene(seed, kind)
+      const key = await t.createKey({ credits: 1 })
+      const res = await post({ apiKey: key.apiKey, body: { ...goodBody, userPhoto: encodeBase64(scene.photo.bytes) } })
+      expectErrorBody(
+        res,
+        400,
+        'person_not_found',
+        'No person found in userPhoto: send a photo of a person, head to feet for a wedding dress',
+      )
+      await expectRefunded(key, 1, res, 'person_not_found')
+      // A refusal of the caller's photo, logged as such: not an error of ours.
+      expect(t.logs.filter((line) => line.msg === 'tryon' && line.outcome === 'person_not_found').at(-1)).toMatchObject({ level: 'warn' })
+    })
+
+    it('answers person_not_found for a wedding dress with nobody in the photo, refunding both credits', async () => {
+      const key = await t.createKey({ credits: 2 })
+      const gown = makeGarmentPhoto({
+        kind: 'gown-with-train',
+        color: [242, 236, 224],
+        width: 240,
+        height: 240,
+        transparentBackground: true,
+      })
+      const room = makeEmptyScene(20_003, 'room')
+      const res = await post({
+        apiKey: key.apiKey,
+        body: { userPhoto: encodeBase64(room.photo.bytes), productImage: dataUri(gown.bytes), productType: 'wedding-dress' },
+      })
+      expectErrorBody(res, 400, 'person_not_found')
+      expect(await t.balanceOf(key)).toBe(2)
+      const [row] = await t.stack.sql`select status, outcome, credits_charged from tryon.tryons where account_id = ${key.accountId}`
+      expect(row).toEqual({ status: 'failed', outcome: 'person_not_found', credits_charged: 0 })
     })
 
     it('refuses an image URL that cannot be fetched', async () => {
@@ -268,6 +345,23 @@ describe('errors of the try-on endpoint', () => {
     it('answers 401 for an unknown key even when the body is too large', async () => {
       const res = await postEarlyAnswer(t.stack.functionUrl, { apiKey: wellFormedUnknownKey(), rawBody: oversized() })
       expectErrorBody(res, 401, 'authentication_required')
+    })
+  })
+
+  describe('a client that goes away in the middle of its body', () => {
+    it('is logged once, at info level, as 499 (the nginx convention): no error, no stack, no 5xx, nothing charged', async () => {
+      const key = await t.createKey({ credits: 1 })
+      const requestId = `gone-${Date.now()}`
+      await abortMidBody(t.stack.functionUrl, { apiKey: key.apiKey, requestId })
+      const lines = () => t.logs.filter((line) => line.requestId === requestId)
+      await eventually(async () => lines().some((line) => line.msg === 'request'))
+      expect(lines()).toEqual([
+        expect.objectContaining({ level: 'info', msg: 'request', method: 'POST', status: 499, errorCode: undefined }),
+      ])
+      expect(JSON.stringify(lines())).not.toMatch(/stack|unhandled|at \S+ \(/)
+      await expectUntouched(key, 1)
+      // The service still answers the next request.
+      expect((await post({ apiKey: key.apiKey, body: goodBody })).status).toBe(200)
     })
   })
 

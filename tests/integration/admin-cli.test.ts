@@ -147,6 +147,49 @@ describe('admin CLI', () => {
     },
   )
 
+  it.each([
+    ['with its default port', 'https://*.co.uk:443'],
+    ['in capitals, with a trailing dot', 'HTTPS://*.CO.UK.'],
+    ['with a trailing dot and its default port', 'https://*.github.io.:443/'],
+    ['in Unicode', 'https://*.公司.cn'],
+    ['in punycode', 'https://*.xn--55qx5d.cn'],
+  ])('refuses a wildcard on a public suffix written %s: %s', async (_, origin) => {
+    await expect(admin('keys', 'create', '--origin', origin)).rejects.toThrow(/public suffix/)
+  })
+
+  it.each([
+    ['https://Shop.Example:443/', 'https://shop.example'],
+    ['https://shop.example.', 'https://shop.example'],
+    ['https://shop.example:8443', 'https://shop.example:8443'],
+    ['https://*.Shop.CO.uk.:443', 'https://*.shop.co.uk'],
+    ['https://*.bücher.de', 'https://*.xn--bcher-kva.de'],
+  ])('stores the origin %s as browsers send it: %s', async (given, stored) => {
+    const created = await admin('keys', 'create', '--origin', given)
+    const [row] = await db.sql`select allowed_origins from tryon.api_keys where id = ${created.keyId as string}`
+    expect(row.allowed_origins).toEqual([stored])
+  })
+
+  it.each([
+    ['https://user@shop.example', /without credentials/],
+    ['https://shop.example/checkout', /without credentials, path/],
+    ['https://shop.example?x=1', /query/],
+    ['shop.example', /not an origin/],
+  ])('refuses %s, which is not an origin alone', async (origin, message) => {
+    await expect(admin('keys', 'create', '--origin', origin)).rejects.toThrow(message)
+  })
+
+  it('limits a label to 200 printable characters, in the CLI and in SQL', async () => {
+    const created = await admin('keys', 'create', '--label', 'é'.repeat(200))
+    const [row] = await db.sql`select label from tryon.api_keys where id = ${created.keyId as string}`
+    expect(row.label).toBe('é'.repeat(200))
+    await expect(admin('keys', 'create', '--label', 'x'.repeat(201))).rejects.toThrow(/--label must be at most 200 characters/)
+    await expect(admin('keys', 'create', '--label', 'x'.repeat(100_000))).rejects.toThrow(/--label must be at most 200/)
+    await expect(admin('keys', 'create', '--label', 'shop\u0000')).rejects.toThrow(/--label must be printable/)
+    await expect(db.sql`select * from tryon.create_api_key(0, 'test', '{}', true, ${'x'.repeat(201)})`).rejects.toThrow(
+      /api_keys_label_length/,
+    )
+  })
+
   it('exits non-zero with a JSON error for an unknown key id', async () => {
     const failure = await run('node_modules/.bin/tsx', ['cli/admin.ts', 'credits', 'show', '00000000-0000-4000-8000-000000000000'], {
       env: { ...process.env, DATABASE_URL: db.url },

@@ -104,7 +104,7 @@ describe('the Supabase Storage result store', () => {
     expect(store().urlOf(path)).toBe(url)
     storage.requests.length = 0
 
-    await store().remove(path)
+    expect(await store().remove(path)).toBe(true)
 
     expect(storage.requests).toHaveLength(1)
     expect(storage.requests[0]).toMatchObject({
@@ -115,7 +115,7 @@ describe('the Supabase Storage result store', () => {
     expect(JSON.parse(storage.requests[0].body.toString('utf8'))).toEqual({ prefixes: [path] })
     expect(storage.objects.has(`tryon-results/${path}`)).toBe(false)
     expect((await fetch(url)).ok).toBe(false)
-    await expect(store().remove(path)).resolves.toBeUndefined()
+    await expect(store().remove(path)).resolves.toBe(false)
   })
 
   it('throws when Storage refuses a removal, so the image stays queued for the next run', async () => {

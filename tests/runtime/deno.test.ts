@@ -7,7 +7,7 @@ import { readImageHeader } from '../../shared/images/sniff.ts'
 import { createKey, createTestDatabase, ledgerCheck, type TestDatabase } from '../support/database.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { TEST_CLIENT_ADDRESS_SECRET, denoNetworkEnv, freePort, startProcess, type RunningProcess } from '../support/process.ts'
-import { expectErrorBody, postTryOn } from '../support/stack.ts'
+import { abortMidBody, expectErrorBody, postTryOn } from '../support/stack.ts'
 
 describe('the Supabase entry under Deno', () => {
   let db: TestDatabase
@@ -60,6 +60,20 @@ describe('the Supabase entry under Deno', () => {
     expect(readImageHeader(stored)).toEqual({ format: 'jpeg', width: 240, height: 420 })
     const check = await ledgerCheck(db.sql, key.accountId)
     expect(check).toMatchObject({ balance: 1, ledgerBalance: 1, reserved: 0 })
+  })
+
+  it('logs a client that goes away mid-body once, at info level, as 499, and charges nothing', async () => {
+    const key = await createKey(db.sql, { credits: 1 })
+    const requestId = `gone-${Date.now()}`
+    await abortMidBody(url, { apiKey: key.apiKey, requestId })
+    await deno.waitFor(new RegExp(`"msg":"request","requestId":"${requestId}"`))
+    const lines = deno
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(requestId))
+      .map((line) => JSON.parse(line))
+    expect(lines).toEqual([expect.objectContaining({ level: 'info', msg: 'request', status: 499 })])
+    expect(await ledgerCheck(db.sql, key.accountId)).toMatchObject({ balance: 1, ledgerBalance: 1, reserved: 0 })
   })
 
   it('answers errors with the same bodies as on Node', async () => {

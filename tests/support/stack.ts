@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
 import { expect } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -145,4 +146,19 @@ export function postEarlyAnswer(url: string, options: { apiKey: string; rawBody:
     request.on('socket', (socket) => socket.on('error', () => {}))
     request.end(body)
   })
+}
+
+/**
+ * A client that goes away in the middle of its body: the headers (`Content-Length: 1000000`) and 50 KB of a JSON
+ * body go over a raw socket, which is then closed. Nobody is left to read an answer.
+ */
+export async function abortMidBody(url: string, options: { apiKey: string; requestId: string }): Promise<void> {
+  const { hostname, port, pathname } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
+  const head =
+    `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-API-Key: ${options.apiKey}\r\n` +
+    `X-Request-Id: ${options.requestId}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`
+  await new Promise<void>((resolve) => socket.write(`${head}{"userPhoto":"${'A'.repeat(50_000)}`, () => resolve()))
+  socket.destroy()
 }

@@ -3,7 +3,8 @@ import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from 
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
-import { analyseBody, type BodyLayout } from './person.ts'
+import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
+import { looksLikePerson } from './presence.ts'
 import { downscaleToFit, resizeArea } from './resize.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 import { renderTrain } from './train.ts'
@@ -78,7 +79,7 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   const category: GarmentCategory = request.category ?? guessCategory(garment, request.clothingType)
   const scale = { x: person.width / small.width, y: person.height / small.height }
   // Never a guess at where a body might be: a garment pasted where there is none is a broken picture.
-  if (!body.found) return { kind: 'failed', reason: 'local engine: no person was found in the shopper photo' }
+  if (!body.found) return { kind: 'no_person', reason: 'local engine: no person was found in the shopper photo' }
   const placement = fitGarment(garment, category, body, scale)
   if (await aborted()) return abortedOutcome
 
@@ -114,7 +115,7 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
   if (added === 0) {
     const small = downscaleToFit(person, ANALYSIS_SIDE)
     const segmentation = segmentForeground(small, { backdrop: 'room' })
-    return { small, segmentation, body: analyseBody(segmentation.mask, segmentation.coverage) }
+    return { small, segmentation, body: personIn(small, segmentation) }
   }
   const photo: RgbaImage = {
     width: person.width,
@@ -123,12 +124,18 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
   }
   const smallPhoto = downscaleToFit(photo, ANALYSIS_SIDE)
   const segmentation = segmentForeground(smallPhoto, { backdrop: 'room' })
-  const body = analyseBody(segmentation.mask, segmentation.coverage)
+  const body = personIn(smallPhoto, segmentation)
   const height = Math.max(smallPhoto.height, Math.round((person.height * smallPhoto.height) / photo.height))
   const small = smallPhoto.width === person.width && height === person.height ? person : resizeArea(person, smallPhoto.width, height)
   const mask = new Uint8Array(smallPhoto.width * height)
   mask.set(segmentation.mask.data)
   return { small, segmentation: { ...segmentation, mask: { width: smallPhoto.width, height, data: mask } }, body }
+}
+
+/** The body in the photo, or the centred default (not `found`) when the figure is no person (shared/engine/local/presence.ts). */
+function personIn(photo: RgbaImage, segmentation: Segmentation): BodyLayout {
+  const body = analyseBody(segmentation.mask, segmentation.coverage)
+  return body.found && !looksLikePerson(photo, segmentation.mask, body) ? defaultLayout(photo.width, photo.height) : body
 }
 
 /** The floor rows the pre-treatment added to an input photo, in rows of its decoded copy of `height` rows. */

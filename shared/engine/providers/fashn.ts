@@ -198,7 +198,8 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
       case 'ThirdPartyError':
         return rejected(NAME, runtime, detail)
       case 'PoseError':
-        return invalidInput(detail, 'The shopper photo (userPhoto) could not be used: no person pose was found in it')
+        runtime.log({ level: 'warn', msg: 'provider found no person in the shopper photo', engine: NAME, ...detail })
+        return { kind: 'no_person', reason: 'fashn: no person pose was found in the shopper photo' }
       case 'ImageLoadError':
         return invalidInput(detail, `The generation engine could not load ${whichImage(message)}`)
       case 'InputValidationError':

@@ -41,7 +41,13 @@ export function createLocalStore(options: { root: string; bucket: string; baseUr
     },
     urlOf: (path) => publicObjectUrl(options.baseUrl(), options.bucket, path),
     async remove(path) {
-      await rm(fileOf(path), { force: true })
+      try {
+        await rm(fileOf(path))
+        return true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+        throw error
+      }
     },
   }
 }

@@ -35,8 +35,54 @@ describe('keys in URLs', () => {
     )
   })
 
+  it('finds a key, or a parameter named like one, percent-encoded again and again (fast-check)', () => {
+    // Encodes the characters `pick` chooses, once per round: `t` → `%74` → `%2574` → `%252574`.
+    const encodeRounds = (text: string, rounds: number, pick: (i: number) => boolean) => {
+      let out = text
+      for (let r = 0; r < rounds; r++) {
+        out = Array.from(out, (c, i) =>
+          r === 0 ? (pick(i) ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c) : c === '%' ? '%25' : c,
+        ).join('')
+      }
+      return out
+    }
+    fc.assert(
+      fc.property(
+        keyArb,
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.boolean(), { minLength: 45, maxLength: 45 }),
+        fc.constantFrom('name', 'value', 'param'),
+        (key, rounds, picks, where) => {
+          const pick = (i: number) => picks[i % picks.length]
+          const query = {
+            name: `${encodeRounds(key, rounds, pick)}=1`,
+            value: `ref=${encodeRounds(key, rounds, pick)}`,
+            param: `${encodeRounds('api_key', rounds, pick)}=x`,
+          }[where]
+          expect(urlCarriesKey(new URL(`https://api.example/functions/v1/tryon-api?a=1&${query}`)), query).toBe(true)
+        },
+      ),
+      { numRuns: 300, seed: 5 },
+    )
+    expect(urlCarriesKey(new URL('https://api.example/x?v%2574o_test_abc'))).toBe(true)
+    expect(urlCarriesKey(new URL('https://api.example/x?api%25255Fkey=1'))).toBe(true)
+  })
+
+  it('stops decoding after a bounded number of rounds, on any input (fast-check)', () => {
+    // Encoded 9 times over: past the rounds tried, so it reads as the harmless text it then is.
+    let deep = 'vto_test_'
+    for (let r = 0; r < 9; r++) deep = r === 0 ? deep.replaceAll('_', '%5F') : deep.replaceAll('%', '%25')
+    expect(urlCarriesKey(new URL(`https://api.example/x?q=${deep}`))).toBe(false)
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('%', '2', '5', 'a', 'F', '_', '=', '&', 'v'), maxLength: 200 }), (query) => {
+        expect(typeof urlCarriesKey(new URL(`https://api.example/x?${query}`))).toBe('boolean')
+      }),
+      { numRuns: 300, seed: 6 },
+    )
+  })
+
   it('lets an ordinary query through', () => {
-    for (const query of ['', '?a=1', '?locale=fr&ref=vto', '?vto=test', '?q=vtotest_x']) {
+    for (const query of ['', '?a=1', '?locale=fr&ref=vto', '?vto=test', '?q=vtotest_x', '?q=%25%25%2', '?p=100%25']) {
       expect(urlCarriesKey(new URL(`https://api.example/x${query}`)), query).toBe(false)
     }
   })

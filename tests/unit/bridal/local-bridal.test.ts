@@ -272,9 +272,9 @@ describe('local engine in wedding-dress mode', () => {
     expect(asked.bytes).toEqual(plain.bytes)
   })
 
-  it('fails the generation when it finds no person, rather than place the gown on a guess', async () => {
+  it('answers that nobody is there when it finds no person, rather than place the gown on a guess', async () => {
     expect(await engine.generate({ person: nobody, garment: gown, category: 'dress', train: { length: 0.2, spread: 1.8 } })).toMatchObject({
-      kind: 'failed',
+      kind: 'no_person',
     })
   })
 })

@@ -146,12 +146,15 @@ describe('FASHN adapter', () => {
   })
 
   describe('input errors (400)', () => {
+    it('maps PoseError to no_person: nobody in the shopper photo, whatever FASHN words it', async () => {
+      fake.script('GET', statusPath, fashn.failed('PoseError', 'Could not detect body pose in model image'))
+      const { engine, logs } = engineWith()
+      const outcome = await engine.generate(tryOn())
+      expect(outcome).toEqual({ kind: 'no_person', reason: 'fashn: no person pose was found in the shopper photo' })
+      expect(logText(logs)).toContain('Could not detect body pose in model image')
+    })
+
     it.each([
-      [
-        'PoseError',
-        'Could not detect body pose in model image',
-        'The shopper photo (userPhoto) could not be used: no person pose was found in it',
-      ],
       [
         'ImageLoadError',
         "Error loading garment image: The URL's Content-Type is not an image.",

@@ -99,9 +99,9 @@ describe('local engine with photos that are not a shopper and a garment', () => 
   it.each([
     ['random noise', makeNoiseImage({ width: 200, height: 300 })],
     ['an empty studio shot', makeFlatImage({ width: 200, height: 300, color: [236, 233, 228] })],
-  ])('fails the generation rather than dress a guessed figure when the person photo is %s', async (_, person) => {
+  ])('answers that nobody is there rather than dress a guessed figure when the person photo is %s', async (_, person) => {
     const outcome = await generate({ person: asInput(person) })
-    expect(outcome).toEqual({ kind: 'failed', reason: 'local engine: no person was found in the shopper photo' })
+    expect(outcome).toEqual({ kind: 'no_person', reason: 'local engine: no person was found in the shopper photo' })
   })
 
   it.each([
@@ -129,9 +129,9 @@ describe('local engine with photos that are not a shopper and a garment', () => 
     })
   })
 
-  it('tries a photo just wide enough, and fails it only for want of a person', async () => {
+  it('tries a photo just wide enough, and refuses it only for want of a person', async () => {
     const outcome = await generate({ person: asInput(makeFlatImage({ width: 32, height: 400, color: [120, 130, 140] })) })
-    expect(outcome).toEqual({ kind: 'failed', reason: 'local engine: no person was found in the shopper photo' })
+    expect(outcome).toEqual({ kind: 'no_person', reason: 'local engine: no person was found in the shopper photo' })
   })
 
   it('returns new bytes even when the garment adds nothing to the photo', async () => {
