@@ -95,9 +95,11 @@ describe('phone photos stored sideways, through the local engine', () => {
     expect(meanDifference(result, reference)).toBeLessThan(4)
   })
 
-  it('would have dressed a person lying on their side without the tag (what reading the raw pixels gives)', async () => {
-    const raw = await resultOf(t, key, sent(encodeJpeg(storedPixels(upright, 6), 92)))
-    expect([raw.width, raw.height]).toEqual([400, 240])
+  it('finds nobody standing in the same pixels without the tag (what reading the raw pixels gives), and charges nothing', async () => {
+    const before = await t.balanceOf(key)
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: sent(encodeJpeg(storedPixels(upright, 6), 92)) })
+    expect([res.status, res.body.errorCode]).toEqual([400, 'person_not_found'])
+    expect(await t.balanceOf(key)).toBe(before)
   })
 
   it.each<ExifOrientation>([3, 6, 8])('turns a PNG with an eXIf orientation %i upright', async (orientation) => {
