@@ -38,7 +38,7 @@ export function paintedComposite(scene: Scene, options: { colours?: Rgb[]; parts
     if (colours.length < 2 || truth.product.pattern === 'plain') return colours[0]
     if (truth.product.pattern === 'stripes') return (y / period) % 1 < share ? colours[0] : colours[1]
     const r2 = truth.product.colours[1].share / Math.PI
-    return ((x / period) % 1) - 0.5 ** 2 + (((y / period) % 1) - 0.5) ** 2 < r2 ? colours[1] : colours[0]
+    return (((x / period) % 1) - 0.5) ** 2 + (((y / period) % 1) - 0.5) ** 2 < r2 ? colours[1] : colours[0]
   }
   const dx = Math.round(options.offsetX ?? 0)
   const paint = (x: number, y: number) => {
@@ -51,7 +51,7 @@ export function paintedComposite(scene: Scene, options: { colours?: Rgb[]; parts
   }
   if (truth.product.kind === 'bag' && !options.parts) {
     // A bag held at the side: a block beside the hand.
-    const hand = truth.shopper.parts.findIndex((p) => p === PART.hand)
+    const hand = truth.shopper.parts.indexOf(PART.hand)
     if (hand >= 0) {
       const H = truth.shopper.figureHeight
       const hx = hand % width

@@ -42,7 +42,7 @@ export function scene(style: StyleName, seed: number): Scene {
   const tones = SKIN_TONES.map((tone) => ({ tone, order: figureRng.next() }))
     .sort((a, b) => a.order - b.order)
     .map(({ tone }) => tone)
-  const spread = (tone: Rgb) => Math.min(separation(tone, avoid), separation(light(tone), avoid))
+  const spread = (tone: Rgb) => separation(light(tone), avoid)
   figure.skin = tones.find((tone) => spread(tone) >= MIN_SEPARATION) ?? tones.reduce((a, b) => (spread(a) >= spread(b) ? a : b))
   const outfit = makeOutfit(rng.fork(5), avoid, light, productIsLight(spec))
   const drawn = draw(outfit)
@@ -62,7 +62,7 @@ export function scene(style: StyleName, seed: number): Scene {
         pose: figure.pose,
         framing: figure.framing,
         fullLength: figure.fullLength,
-        colours: [figure.skin, figure.hair, ...outfitColours(outfit)],
+        colours: [figure.skin, figure.hair, ...outfitColours(outfit)].map(light),
       },
       product: {
         kind: spec.kind,

@@ -80,8 +80,11 @@ function fabric(rng: Rng, palette: readonly Rgb[], fits: (c: Rgb) => boolean, pa
       const c = rng.pick(CLOTHES)
       if (fits(c)) return c
     }
-    // Nothing in the palettes fits a product this odd: a near-black or a near-white far from it.
-    return fits([24, 24, 26]) ? [24, 24, 26] : [248, 248, 248]
+    // Nothing in the palettes fits a product this odd: any colour far from it.
+    for (;;) {
+      const c: Rgb = [rng.int(0, 255), rng.int(0, 255), rng.int(0, 255)]
+      if (fits(c)) return c
+    }
   }
   const base = choose()
   const pattern: Pattern = rng.chance(patterned) ? rng.pick(['stripes', 'check', 'dots'] as const) : 'plain'
@@ -93,11 +96,11 @@ function fabric(rng: Rng, palette: readonly Rgb[], fits: (c: Rgb) => boolean, pa
 }
 
 /**
- * An outfit whose every colour, as drawn and under the scene's `light`, stays MIN_SEPARATION from the product's
- * colours (`avoid`, drawn and lit).
+ * An outfit whose every colour, as the scene's `light` shows it, stays MIN_SEPARATION from the product's colours
+ * (`avoid`: drawn and lit, the two a result may show).
  */
 export function makeOutfit(rng: Rng, avoid: readonly Rgb[], light: (c: Rgb) => Rgb, productIsLight: boolean): Outfit {
-  const fits = (c: Rgb) => separation(c, avoid) >= MIN_SEPARATION && separation(light(c), avoid) >= MIN_SEPARATION
+  const fits = (c: Rgb) => separation(light(c), avoid) >= MIN_SEPARATION
   const lightOnLight = productIsLight && rng.chance(0.35)
   const top = fabric(rng, lightOnLight ? LIGHTS : CLOTHES, fits, 0.4)
   const bottom = fabric(rng, CLOTHES, fits, 0.12)

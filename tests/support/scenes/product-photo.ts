@@ -97,7 +97,7 @@ export function drawProductPhoto(rng: Rng, spec: ProductSpec): { photo: EncodedP
         [190, 196, 186],
       ] as Rgb[])
       background = 'wall'
-      pic.fillAll((x, y) => scaled(wall, 1 - 0.06 * (y / height)))
+      pic.fillAll((_x, y) => scaled(wall, 1 - 0.06 * (y / height)))
       castShadow(pic, shape, rng.between(4, 12), rng.between(4, 12), 0.25)
       light = (x, y) => 1 + 0.06 * folds(x, y) - 0.04 * ((y - y0) / length)
       break
@@ -117,7 +117,7 @@ export function drawProductPhoto(rng: Rng, spec: ProductSpec): { photo: EncodedP
     }
     default: {
       const g = rng.between(200, 245)
-      pic.fillAll((x, y) => [g - 10 * (y / height), g - 10 * (y / height), g - 8 * (y / height)])
+      pic.fillAll((_x, y) => [g - 10 * (y / height), g - 10 * (y / height), g - 8 * (y / height)])
       drawModel(rng, pic, cx, y0, s)
       light = (x, y) => 1 + 0.05 * folds(x, y) + 0.06 * ((cx - x) / (half * s))
     }

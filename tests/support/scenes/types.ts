@@ -75,7 +75,7 @@ export interface ShopperTruth {
   framing: Framing
   /** Head and feet inside the frame with room to spare: what the API asks for. */
   fullLength: boolean
-  /** Every colour the shopper wears or shows (skin, hair, clothes), as drawn, for the contrast with the product. */
+  /** Skin, hair and every colour the shopper wears, as the scene's light shows them at the torso. */
   colours: Rgb[]
 }
 
