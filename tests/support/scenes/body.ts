@@ -82,17 +82,20 @@ export function makeFigure(rng: Rng, skin: Rgb): Figure {
   const framing: Framing = rng.chance(0.14) ? 'knee' : 'full'
   const pose = rng.weighted<Pose>({ front: 0.55, turn: 0.25, 'arms-out': 0.2 })
   const headRoom = height * rng.between(0.015, 0.16)
+  // The figure (arms out included) must fit across the frame.
+  const widest = width / (pose === 'arms-out' ? 0.75 : 0.5)
   let H: number
+  let top: number
   if (framing === 'full') {
     const footRoom = height * rng.between(0.02, 0.12)
-    H = height - headRoom - footRoom
+    H = Math.min(height - headRoom - footRoom, widest)
+    top = Math.min(headRoom, height - H - height * 0.02)
   } else {
-    // The frame ends between the knee and the middle of the shin.
-    H = (height - headRoom) / rng.between(0.74, 0.86)
+    // The frame ends between the knee and the middle of the shin, whatever the head room comes to.
+    const cut = rng.between(0.74, 0.86)
+    H = Math.min((height - headRoom) / cut, widest)
+    top = height - cut * H
   }
-  // The figure (arms out included) must fit across the frame.
-  H = Math.min(H, width / (pose === 'arms-out' ? 0.75 : 0.5))
-  const top = framing === 'full' ? Math.min(headRoom, height - H - height * 0.02) : headRoom
   const build = rng.weighted<Build>({ slim: 0.22, average: 0.34, broad: 0.14, curvy: 0.16, plus: 0.14 })
   const b = BUILDS[build]
   const turn = pose === 'turn' ? rng.pick([-1, 1]) * rng.between(0.25, 0.5) : 0
