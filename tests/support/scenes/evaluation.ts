@@ -92,7 +92,8 @@ export function summarise(outcomes: Outcome[]): Figures {
     if (o.status === 200) credits[o.creditsCharged ?? 0] = (credits[o.creditsCharged ?? 0] ?? 0) + 1
     else errors[`${o.status} ${o.errorCode ?? ''}`.trim()] = (errors[`${o.status} ${o.errorCode ?? ''}`.trim()] ?? 0) + 1
     if (broken(o)) for (const issue of o.judgement!.issues) brokenBy[issue] = (brokenBy[issue] ?? 0) + 1
-    const row = (byStyle[o.style] ??= { scenes: 0, brokenCharged: 0, engineFailures: 0, good: 0 })
+    byStyle[o.style] ??= { scenes: 0, brokenCharged: 0, engineFailures: 0, good: 0 }
+    const row = byStyle[o.style]
     row.scenes++
     if (broken(o) && charged(o)) row.brokenCharged++
     if (o.fullLength && engineFailure(o)) row.engineFailures++
