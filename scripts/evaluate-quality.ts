@@ -10,6 +10,7 @@
  *   --list                   one line per scene that missed a goal (tuning only)
  *   --key test|live          the key's mode (default test; a live key meets TRYON_ENGINE=local here)
  *   --concurrency N          requests in flight (default 2)
+ *   --draw                   only draw the scenes, and print the CPU time each style takes to draw one
  *
  * The held-out set is measured once, at the end, and prints its totals only: no scene of it is listed, drawn or run alone.
  */
@@ -38,6 +39,7 @@ interface Options {
   list: boolean
   keyMode: 'test' | 'live'
   concurrency: number
+  drawOnly: boolean
 }
 
 const DEFAULT_TUNING_SEEDS = 250
@@ -45,7 +47,7 @@ const DEFAULT_TUNING_SEEDS = 250
 function parseArgs(argv: string[]): Options {
   let setName = 'tuning'
   let seedText: string | undefined
-  const options: Omit<Options, 'set' | 'seeds'> = { json: false, list: false, keyMode: 'test', concurrency: 2 }
+  const options: Omit<Options, 'set' | 'seeds'> = { json: false, list: false, keyMode: 'test', concurrency: 2, drawOnly: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -58,6 +60,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--json') options.json = true
     else if (arg === '--sheet') options.sheet = value()
     else if (arg === '--list') options.list = true
+    else if (arg === '--draw') options.drawOnly = true
     else if (arg === '--key') {
       const mode = value()
       if (mode !== 'test' && mode !== 'live') throw new UsageError('--key is test or live')
@@ -72,8 +75,8 @@ function parseArgs(argv: string[]): Options {
   const set = SETS[setName]
   if (set.name === 'held-out') {
     // Looking at held-out scenes one by one would make them tuning scenes.
-    if (seedText || options.sheet || options.list)
-      throw new UsageError('the held-out set runs whole and prints totals only: no --seeds, --sheet or --list')
+    if (seedText || options.sheet || options.list || options.drawOnly)
+      throw new UsageError('the held-out set runs whole and prints totals only: no --seeds, --sheet, --list or --draw')
     return { ...options, set, seeds: range(set.first, set.last) }
   }
   const seeds = seedText ? parseSeeds(seedText) : range(set.first, set.first + DEFAULT_TUNING_SEEDS - 1)
@@ -160,8 +163,29 @@ function sheetFor(s: Scene, o: Outcome, result: ReturnType<typeof decodeImage> |
   return contactSheet([s.shopper.pixels, s.product.pixels, result], lines, tone)
 }
 
+/** CPU milliseconds to draw each scene (this thread only: no service runs), by style. */
+function drawOnly(options: Options): void {
+  const byStyle = new Map<string, number[]>()
+  for (const seed of options.seeds) {
+    const style = styleOf(options.set, seed)
+    const before = process.cpuUsage()
+    scene(style, seed)
+    const used = process.cpuUsage(before)
+    byStyle.set(style, [...(byStyle.get(style) ?? []), (used.user + used.system) / 1000])
+  }
+  console.log(`scenes ${summariseSeeds(options.seeds)} drawn, CPU ms per scene (load ${loadavg()[0].toFixed(2)}):`)
+  for (const [style, ms] of byStyle) {
+    const sorted = [...ms].sort((a, b) => a - b)
+    const mean = ms.reduce((a, b) => a + b, 0) / ms.length
+    console.log(
+      `  ${style.padEnd(7)} mean ${mean.toFixed(0)}, median ${sorted[sorted.length >> 1].toFixed(0)}, worst ${sorted[sorted.length - 1].toFixed(0)} (${ms.length} scenes)`,
+    )
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2))
+  if (options.drawOnly) return drawOnly(options)
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-eval-'))
   const stack = await startDevStack({
     env: { TRYON_ENGINE: 'local', TRYON_LOCAL_QUEUE: '64' },
