@@ -98,6 +98,8 @@ export interface JudgeAnswers {
   general: GeneralAnswers
   /** Present for a wedding dress. */
   train?: TrainAnswers
+  /** The model's own words, for logs only. */
+  reason?: string
 }
 
 /** The answers in a reply; undefined unless every answer asked for has its type. */
@@ -105,10 +107,11 @@ export function judgeAnswersOf(text: string, weddingDress: boolean): JudgeAnswer
   const record = jsonObjectOf(text)
   if (!record || GENERAL.some((key) => typeof record[key] !== 'boolean')) return undefined
   const general = Object.fromEntries(GENERAL.map((key) => [key, record[key]])) as GeneralAnswers
-  if (!weddingDress) return { general }
+  const reason = typeof record.reason === 'string' ? { reason: record.reason.slice(0, 300) } : {}
+  if (!weddingDress) return { general, ...reason }
   const samePerson = general.samePerson && general.samePose && general.sameBackground
   const train = trainAnswersOf({ ...record, samePerson })
-  return train && { general, train }
+  return train && { general, train, ...reason }
 }
 
 /** The issues the general answers show. */
@@ -163,7 +166,7 @@ function createJudge(
         const answers = text === undefined ? undefined : judgeAnswersOf(text, weddingDress)
         if (!answers) return cannot('the answer does not follow the schema', { answer: excerpt(text) })
         const verdict = verdictFromAnswers(answers)
-        runtime.log({ level: 'info', msg: `${name} quality judge answered`, ...answers.general, ...answers.train, verdict })
+        runtime.log({ level: 'info', msg: `${name} quality judge answered`, ...answers, verdict })
         return verdict
       } catch (error) {
         const kind = error instanceof ProviderError ? error.kind : 'unexpected error'

@@ -61,7 +61,14 @@ describe('quality judge (Gemini API)', () => {
     fake.script('POST', path, gemini.qualityJudged(answers))
     const { judge, logs } = judgeOf()
     expect(await judge.judge(request())).toEqual({ checked: true, passed: false, score, issues: [issue] })
-    expect(logText(logs)).toContain('gemini quality judge answered')
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'gemini quality judge answered',
+        general: expect.objectContaining(answers),
+        reason: expect.stringContaining('the garment is worn'),
+        verdict: expect.objectContaining({ issues: [issue] }),
+      }),
+    )
   })
 
   it('lists every issue found, once each, and scores the worst', async () => {
