@@ -27,33 +27,48 @@ export interface VertexScorerConfig {
 }
 
 /** Three images in one request under Gemini's 20 MB inline limit, base64 included. */
-const SCORER_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], maxBytes: 4.5 * 1024 * 1024, maxLongSide: 2048 }
+export const SCORER_INPUT: InputPolicy = { formats: ['jpeg', 'png', 'webp'], maxBytes: 4.5 * 1024 * 1024, maxLongSide: 2048 }
 /** A judge is optional: one quick retry, then the verdict stays open (trainScore null). */
-const SCORER_RETRY: RetryPolicy = { attempts: 2, baseDelayMs: 500, maxDelayMs: 2_000 }
+export const SCORER_RETRY: RetryPolicy = { attempts: 2, baseDelayMs: 500, maxDelayMs: 2_000 }
 const TRAIN_LENGTHS = ['none', 'short', 'medium', 'long'] as const
+
+/**
+ * The train questions, one line each, keyed by the answer they ask for: the train judge asks them all, and the
+ * quality judge (shared/quality/gemini-judge.ts) asks them beside its own in one call for a wedding dress.
+ */
+export const TRAIN_QUESTIONS = {
+  gownOnBody:
+    'gownOnBody: in image 3, is the gown of image 2 worn on the person: bodice on the torso, skirt hanging from the waist over the legs ' +
+    '(not floating, not beside the person, not on the head, not a slab of fabric on the floor)?',
+  croppedAboveFeet: 'croppedAboveFeet: is image 3 cut off above the feet or the hem, so that the floor around the feet cannot be seen?',
+  trainOnFloor: 'trainOnFloor: does fabric of the gown lie on the floor beyond the feet (a train), behind or around them?',
+  trainContinuous: 'trainContinuous: is that fabric one piece with the skirt, flowing out of the hem with no gap, seam or separate patch?',
+  trainLength:
+    "trainLength: how far that fabric reaches beyond the feet: none, short (under a tenth of the person's height), medium, " +
+    'or long (a quarter of the height or more).',
+  samePerson: 'samePerson: is image 3 the same person, pose and background as image 1?',
+} as const
 
 const RUBRIC = [
   'You check wedding-dress virtual try-on results. Answer each question about the images literally; do not grade overall.',
   "Image 1 is the shopper's original photo. Image 2 is the product photo of the gown. Image 3 is the generated try-on.",
-  'gownOnBody: in image 3, is the gown of image 2 worn on the person: bodice on the torso, skirt hanging from the waist over the legs ' +
-    '(not floating, not beside the person, not on the head, not a slab of fabric on the floor)?',
-  'croppedAboveFeet: is image 3 cut off above the feet or the hem, so that the floor around the feet cannot be seen?',
-  'trainOnFloor: does fabric of the gown lie on the floor beyond the feet (a train), behind or around them?',
-  'trainContinuous: is that fabric one piece with the skirt, flowing out of the hem with no gap, seam or separate patch?',
-  "trainLength: how far that fabric reaches beyond the feet: none, short (under a tenth of the person's height), medium, " +
-    'or long (a quarter of the height or more).',
-  'samePerson: is image 3 the same person, pose and background as image 1?',
+  ...Object.values(TRAIN_QUESTIONS),
 ].join('\n')
+
+/** The train answers' schema properties (an OpenAPI subset: types in upper case), `samePerson` aside. */
+export const TRAIN_ANSWER_PROPERTIES = {
+  gownOnBody: { type: 'BOOLEAN' },
+  croppedAboveFeet: { type: 'BOOLEAN' },
+  trainOnFloor: { type: 'BOOLEAN' },
+  trainContinuous: { type: 'BOOLEAN' },
+  trainLength: { type: 'STRING', enum: [...TRAIN_LENGTHS] },
+} as const
 
 /** The answers the judge must give, as a responseSchema (an OpenAPI subset: types in upper case). */
 const ANSWER_SCHEMA = {
   type: 'OBJECT',
   properties: {
-    gownOnBody: { type: 'BOOLEAN' },
-    croppedAboveFeet: { type: 'BOOLEAN' },
-    trainOnFloor: { type: 'BOOLEAN' },
-    trainContinuous: { type: 'BOOLEAN' },
-    trainLength: { type: 'STRING', enum: [...TRAIN_LENGTHS] },
+    ...TRAIN_ANSWER_PROPERTIES,
     samePerson: { type: 'BOOLEAN' },
     reason: { type: 'STRING' },
   },
@@ -87,6 +102,12 @@ export function scoreFromAnswers(a: JudgeAnswers): number {
 
 /** The answers in a reply (possibly in a ```json fence); undefined unless every required answer has its type. */
 export function answersOf(text: string): JudgeAnswers | undefined {
+  const record = jsonObjectOf(text)
+  return record && trainAnswersOf(record)
+}
+
+/** A reply's JSON object (possibly in a ```json fence); undefined for anything else. */
+export function jsonObjectOf(text: string): Record<string, unknown> | undefined {
   const json = text
     .trim()
     .replace(/^```(?:json)?\s*/i, '')
@@ -97,12 +118,16 @@ export function answersOf(text: string): JudgeAnswers | undefined {
   } catch {
     return undefined
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
-  const r = parsed as Record<string, unknown>
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined
+}
+
+/** The train answers in a parsed reply; undefined unless every one has its type. */
+export function trainAnswersOf(r: Record<string, unknown>): JudgeAnswers | undefined {
   const flags = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'samePerson'] as const
   if (flags.some((flag) => typeof r[flag] !== 'boolean')) return undefined
   if (!TRAIN_LENGTHS.includes(r.trainLength as JudgeAnswers['trainLength'])) return undefined
-  return r as unknown as JudgeAnswers
+  const { gownOnBody, croppedAboveFeet, trainOnFloor, trainContinuous, trainLength, samePerson } = r as unknown as JudgeAnswers
+  return { gownOnBody, croppedAboveFeet, trainOnFloor, trainContinuous, trainLength, samePerson }
 }
 
 /**
@@ -168,7 +193,16 @@ function createJudge(name: string, model: string, runtime: ProviderRuntime, send
  * `unavailable`: trainScore null, charged in full as the spec requires.
  */
 export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: ProviderRuntime): TrainScorer {
-  return createJudge('gemini', config.model, runtime, (body, signal) =>
+  const send = geminiJudgeTransport(config, runtime)
+  return createJudge('gemini', config.model, runtime, (body, signal) => send(body(inlineImagePart), signal))
+}
+
+/** POSTs a judge's body to the Gemini API's generateContent with the API key; one quick retry. */
+export function geminiJudgeTransport(
+  config: GeminiScorerConfig,
+  runtime: ProviderRuntime,
+): (body: unknown, signal?: AbortSignal) => Promise<JsonAnswer> {
+  return (body, signal) =>
     generateContent(runtime, config, {
       provider: 'gemini-judge',
       model: config.model,
@@ -176,9 +210,8 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
       attemptTimeoutMs: 30_000,
       maxResponseBytes: 256 * 1024,
       retry: SCORER_RETRY,
-      body: body(inlineImagePart),
-    }),
-  )
+      body,
+    })
 }
 
 /**
@@ -190,16 +223,29 @@ export function createGeminiTrainScorer(config: GeminiScorerConfig, runtime: Pro
  * (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference).
  */
 export function createVertexTrainScorer(config: VertexScorerConfig, runtime: ProviderRuntime): TrainScorer {
+  const send = vertexJudgeTransport(config, runtime)
+  return createJudge('vertex', config.model, runtime, (body, signal) => send(body(vertexImagePart), signal))
+}
+
+/** An image part as Vertex AI's reference writes it (camelCase). */
+export const vertexImagePart = (image: PreparedImage) => ({
+  inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) },
+})
+
+/** POSTs a judge's body to Vertex AI's generateContent with a bearer token; a 401 gets one fresh token. */
+export function vertexJudgeTransport(
+  config: VertexScorerConfig,
+  runtime: ProviderRuntime,
+): (body: unknown, signal?: AbortSignal) => Promise<JsonAnswer> {
   const url = vertexGenerateContentUrl(config)
-  const part = (image: PreparedImage) => ({ inlineData: { mimeType: image.contentType, data: new Base64Bytes(image.bytes) } })
-  return createJudge('vertex', config.model, runtime, async (body, signal) => {
+  return async (body, signal) => {
     const call = async () =>
       requestJson(runtime, {
         provider: 'vertex-judge',
         url,
         method: 'POST',
         headers: { authorization: `Bearer ${await config.tokens.token(signal)}` },
-        body: body(part),
+        body,
         signal,
         attemptTimeoutMs: 30_000,
         maxResponseBytes: 256 * 1024,
@@ -210,14 +256,15 @@ export function createVertexTrainScorer(config: VertexScorerConfig, runtime: Pro
     // A cached token revoked or expired early: one fresh exchange, then the answer stands.
     config.tokens.invalidate()
     return call()
-  })
+  }
 }
 
 export function vertexGenerateContentUrl(config: Pick<VertexScorerConfig, 'project' | 'location' | 'model' | 'baseUrl'>): string {
   return vertexModelUrl(config, config.model, 'generateContent')
 }
 
-function asInput(image: GeneratedImage): InputImage | undefined {
+/** A generated image as an input image (its header read), for prepareInput. */
+export function asInput(image: GeneratedImage): InputImage | undefined {
   const header = readImageHeader(image.bytes)
   return header ? { ...asDisplayed(header, image.bytes), bytes: image.bytes } : undefined
 }

@@ -253,6 +253,44 @@ export const gemini = {
       reason: 'train spread on the floor',
       ...answers,
     }),
+  /**
+   * The quality judge's answers (shared/quality/gemini-judge.ts), each one given: a result that passes; with
+   * `weddingDress` the train answers too, as one reply to one call. usageMetadata as the API reports it
+   * (ai.google.dev/gemini-api/docs/tokens): three images at 1,120 tokens each for Gemini 3, the questions, the answer.
+   */
+  qualityJudged: (answers: Partial<Record<string, unknown>> = {}, options: { weddingDress?: boolean } = {}): FakeReply => {
+    const reply = gemini.json({
+      garmentOnBody: true,
+      samePerson: true,
+      samePose: true,
+      sameBackground: true,
+      colourKept: true,
+      detailsKept: true,
+      grossArtifacts: false,
+      ...(options.weddingDress && {
+        gownOnBody: true,
+        croppedAboveFeet: false,
+        trainOnFloor: true,
+        trainContinuous: true,
+        trainLength: 'long',
+      }),
+      reason: 'the garment is worn as shown, the person and the scene are kept',
+      ...answers,
+    }) as { json: Record<string, unknown> }
+    return {
+      json: {
+        ...reply.json,
+        usageMetadata: { promptTokenCount: 3742, candidatesTokenCount: 61, thoughtsTokenCount: 212, totalTokenCount: 4015 },
+        modelVersion: 'gemini-3.5-flash',
+      },
+    }
+  },
+  /** An answer cut short by maxOutputTokens: its text is not whole JSON, and the finish reason says so. */
+  truncated: (text: string): FakeReply => ({
+    json: { candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'MAX_TOKENS', index: 0 }] },
+  }),
+  /** No candidate and no promptFeedback: nothing to read. */
+  noCandidates: (): FakeReply => ({ json: { candidates: [], usageMetadata: { promptTokenCount: 3742, totalTokenCount: 3742 } } }),
   error: (code: number, status: string, message: string, details?: unknown[]): FakeReply => ({
     status: code,
     json: { error: { code, message, status, ...(details && { details }) } },
