@@ -68,7 +68,8 @@ export function scene(style: StyleName, seed: number): Scene {
         kind: spec.kind,
         category: spec.category,
         colours: spec.colours,
-        coloursInScene: inScene,
+        // Light may push a colour past white; a screen shows it at 255.
+        coloursInScene: inScene.map((c) => c.map((v) => Math.min(255, Math.max(0, v))) as Rgb),
         pattern: spec.pattern,
         hasTrain: spec.hasTrain,
         convention: spec.convention,

@@ -179,22 +179,31 @@ export function judge(scene: Scene, result: RgbaImage): Judgement {
     const mask = regionOf[region]
     let count = 0
     let hits = 0
+    let alike = 0
     for (let i = 0; i < mask.length; i++) {
       if (!mask[i]) continue
       count++
       if (showsProduct(i)) hits++
+      else if (!changed[i] && colours.some((c) => ciede2000(labAt(before, i), c, 2) <= RULES.matchesProduct)) alike++
       if (REQUIRED[product.kind].includes(region) && changed[i]) {
         targetChanged++
         if (changedLabs.length < 4000 && i % 3 === 0) changedLabs.push(labAt(after, i))
       }
     }
     if (count < MIN_REGION) continue
+    // The shopper already wore the product's colour there (white on white): nothing can show whether it was put on.
+    if (alike / count >= 0.5) {
+      measures[`alike.${region}`] = alike / count
+      continue
+    }
     cover[region] = hits / count
     measures[`cover.${region}`] = hits / count
     if (REQUIRED[product.kind].includes(region)) targetArea += count
   }
   const required = REQUIRED[product.kind]
-  const missing = required.filter((r) => (cover[r] === undefined ? r === 'feet' : cover[r]! < RULES.cover[r]))
+  const missing = required.filter((r) =>
+    cover[r] === undefined ? r === 'feet' && measures[`alike.${r}`] === undefined : cover[r]! < RULES.cover[r],
+  )
   if (missing.length > 0) {
     // Something was put there, in another colour: the product's colour changed. Nothing was put there: it is missing.
     const median = medianLab(changedLabs)
@@ -216,7 +225,20 @@ export function judge(scene: Scene, result: RgbaImage): Judgement {
   const area = product.kind === 'bag' ? anywhere : targetArea
   measures.offBody = outside / Math.max(1, area)
   if (area > 0 && measures.offBody > RULES.offBody) issues.add('garment_off_body')
-  if (product.kind === 'bag' && anywhere < 0.003 * width * height) issues.add('garment_missing')
+  if (product.kind === 'bag' && anywhere < 0.003 * width * height) {
+    // Beside the hands the photo already showed the bag's colour (a white bag on white paper): nothing can tell.
+    const hands = besideTheHands(scene, width, height)
+    let alike = 0
+    let other = 0
+    for (let i = 0; i < width * height; i++) {
+      if (!hands[i]) continue
+      if (changed[i]) other++
+      else if (colours.some((c) => ciede2000(labAt(before, i), c, 2) <= RULES.matchesProduct)) alike++
+    }
+    measures.alikeBesideHands = alike / (width * height)
+    if (other >= 0.003 * width * height) issues.add('colour_changed')
+    else if (alike < 0.003 * width * height) issues.add('garment_missing')
+  }
   return { broken: issues.size > 0, issues: [...issues], measures }
 }
 
@@ -284,7 +306,7 @@ function bestShift(
       if (error < best.error) best = { dx: ox, dy: oy, error }
     }
   const far = Math.hypot(best.dx, best.dy) * cell >= RULES.shift * width
-  return { dx: best.dx * cell, dy: best.dy * cell, moved: far && best.error < RULES.shiftGain * none && none > 2 }
+  return { dx: best.dx * cell, dy: best.dy * cell, moved: far && best.error < RULES.shiftGain * none && none - best.error > 1 }
 }
 
 /** The result at the shopper photo's size (nearest pixel; rows the result adds below are left out). */
@@ -335,7 +357,7 @@ export function chamfer(width: number, height: number, inside: (i: number) => bo
 /**
  * Where the product may lie: the person grown by 4% of their height; for skirts, dresses and gowns a skirt
  * widening from the hips to 0.45 H either side at the floor; for a train in wedding-dress mode, the floor around
- * the feet (1 H either side) from the knees down.
+ * the feet (1 H either side) from the knees down; for a bag, beside and below each hand.
  */
 function envelopeOf(scene: Scene, person: Float32Array, width: number, height: number): Uint8Array {
   const { figureHeight: H, centreX, floorY } = scene.truth.shopper
@@ -344,15 +366,40 @@ function envelopeOf(scene: Scene, person: Float32Array, width: number, height: n
   const hips = top + 0.4 * H
   const skirted = product.kind === 'skirt' || product.category === 'dress'
   const train = product.hasTrain && scene.request.productType === 'wedding-dress'
-  const out = new Uint8Array(width * height)
+  const out = product.kind === 'bag' ? besideTheHands(scene, width, height) : new Uint8Array(width * height)
   for (let y = 0; y < height; y++) {
     const t = (y - hips) / (floorY - hips)
     const skirtHalf = skirted && t >= 0 ? (0.14 + (0.45 - 0.14) * Math.min(1, t)) * H : -1
     for (let x = 0; x < width; x++) {
       const i = y * width + x
       const dx = Math.abs(x - centreX)
-      out[i] = person[i] <= 0.04 * H || dx <= skirtHalf || (train && y >= top + 0.7 * H && dx <= H) ? 1 : 0
+      out[i] = out[i] || person[i] <= 0.04 * H || dx <= skirtHalf || (train && y >= top + 0.7 * H && dx <= H) ? 1 : 0
     }
+  }
+  return out
+}
+
+/** A bag is carried: beside and below each hand (0.08 H either side, down to 0.2 H), however the arms are held. */
+function besideTheHands(scene: Scene, width: number, height: number): Uint8Array {
+  const { figureHeight: H, centreX, parts } = scene.truth.shopper
+  const out = new Uint8Array(width * height)
+  for (const side of [-1, 1]) {
+    let x0 = width
+    let x1 = -1
+    let y0 = height
+    let y1 = -1
+    for (let i = 0; i < width * height; i++) {
+      const x = i % width
+      if (parts[i] !== PART.hand || Math.sign(x - centreX) !== side) continue
+      const y = (i - x) / width
+      x0 = Math.min(x0, x)
+      x1 = Math.max(x1, x)
+      y0 = Math.min(y0, y)
+      y1 = Math.max(y1, y)
+    }
+    if (x1 < 0) continue
+    for (let y = Math.max(0, Math.floor(y0 - 0.02 * H)); y < Math.min(height, Math.ceil(y1 + 0.2 * H)); y++)
+      for (let x = Math.max(0, Math.floor(x0 - 0.08 * H)); x < Math.min(width, Math.ceil(x1 + 0.08 * H)); x++) out[y * width + x] = 1
   }
   return out
 }
