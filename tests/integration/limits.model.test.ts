@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../shared/auth/api-key.ts'
-import { createPostgresBilling, type BeginResult, type BillingStore } from '../../shared/billing/store.ts'
+import { createPostgresBilling, type BeginResult, type BillingStore, type QualityCheckLevel } from '../../shared/billing/store.ts'
 import type { ProductKind } from '../../shared/engine/types.ts'
 import { createKey, createTestDatabase, ledgerCheck, type DatabaseKind, type TestDatabase } from '../support/database.ts'
 
@@ -52,6 +52,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 )
 const scenarioArb = fc.record({
   limits: limitsArb,
+  quality: fc.constantFrom<QualityCheckLevel | null>(null, 'off', 'measured', 'judge'),
   credits: fc.integer({ min: 0, max: 16 }),
   start: fc.integer({ min: 0, max: 86_399 }),
   steps: fc.array(stepArb, { minLength: 5, maxLength: 28 }),
@@ -63,12 +64,14 @@ const OUTCOMES: Record<ProductKind, { outcome: string; charge: number; delivered
   standard: [
     { outcome: 'generated', charge: 1, delivered: true },
     { outcome: 'generation_failed', charge: 0, delivered: false },
+    { outcome: 'quality_failed', charge: 0, delivered: true },
   ],
   'wedding-dress': [
     { outcome: 'train_rendered', charge: 2, delivered: true },
     { outcome: 'train_score_low', charge: 0, delivered: true },
     { outcome: 'train_pretreatment_unavailable', charge: 1, delivered: true },
     { outcome: 'bridal_preprocessing_failed', charge: 0, delivered: false },
+    { outcome: 'quality_failed', charge: 0, delivered: true },
   ],
 }
 
@@ -79,6 +82,7 @@ class Model {
   constructor(
     readonly limits: KeyLimits,
     public balance: number,
+    readonly quality: QualityCheckLevel | null,
   ) {}
 
   private counter(metric: string, client: string, start: number) {
@@ -96,6 +100,8 @@ class Model {
     const minute = Math.floor(now / 60_000) * 60_000
     const day = Math.floor(now / 86_400_000) * 86_400_000
     const l = this.limits
+    // A result that may be delivered for nothing holds a free-delivery slot: a wedding dress, or a checked result.
+    const mayBeFree = kind === 'wedding-dress' || this.quality !== 'off'
     const needs: {
       metric: string
       client: string
@@ -116,7 +122,7 @@ class Model {
         amount: price,
         refusal: 'daily_cap_reached',
       })
-    if (kind === 'wedding-dress' && l.dailyRefunded !== null)
+    if (mayBeFree && l.dailyRefunded !== null)
       needs.push({
         metric: 'refunded',
         client: '',
@@ -126,7 +132,7 @@ class Model {
         amount: 1,
         refusal: 'free_deliveries_exhausted',
       })
-    if (kind === 'wedding-dress' && l.perClientDailyRefunded !== null)
+    if (mayBeFree && l.perClientDailyRefunded !== null)
       needs.push({
         metric: 'refunded',
         client,
@@ -177,7 +183,7 @@ class Model {
       }
     }
     this.open.push({ tryOnId, kind, price, day, held, client })
-    return { verdict: 'ok', keyMode: 'test', balance: this.balance, creditsReserved: price }
+    return { verdict: 'ok', keyMode: 'test', balance: this.balance, creditsReserved: price, qualityCheck: this.quality }
   }
 
   settle(index: number, charge: number, freeDelivery: boolean) {
@@ -209,8 +215,9 @@ describe.each(kinds)('abuse limits against their model on %s', (kind) => {
   async function check(scenario: Scenario) {
     const key = await createKey(db.sql, { credits: scenario.credits })
     await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json({ ...scenario.limits })}, true)`
+    await db.sql`select tryon.set_key_quality(${key.keyId}, ${scenario.quality})`
     const keyHash = await hashApiKey(key.apiKey)
-    const model = new Model(scenario.limits, scenario.credits)
+    const model = new Model(scenario.limits, scenario.credits, scenario.quality)
     // Years ahead, so the database's own clock never makes the sweeper drop a counter the model still has.
     let now = Date.UTC(2032, 0, 1) + scenario.start * 1000
     for (const step of scenario.steps) {
