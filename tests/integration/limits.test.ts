@@ -29,9 +29,11 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
   })
   afterAll(() => db?.close())
 
-  async function limitedKey(credits: number, limits: Limits, origins: string[] = []): Promise<CreatedKey> {
+  /** quality 'off': the key's results are not checked, so only wedding dresses may be delivered free and hold a slot. */
+  async function limitedKey(credits: number, limits: Limits, origins: string[] = [], quality: 'off' | null = null): Promise<CreatedKey> {
     const key = await createKey(db.sql, { credits, origins })
     await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json(limits)}, true)`
+    await db.sql`select tryon.set_key_quality(${key.keyId}, ${quality})`
     return key
   }
 
@@ -218,12 +220,15 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect(check).toMatchObject({ balance: 100 - 10, reserved: 0, ledgerBalance: 100 - 10 })
     })
 
-    it('refunded deliveries per day per key: 5 of 50 concurrent wedding-dress requests, standard ones unaffected', async () => {
+    it('refunded deliveries per day per key: 5 of 50 concurrent wedding-dress requests; standard ones only when unchecked', async () => {
       const key = await limitedKey(200, { dailyRefunded: 5 })
       const results = await beginMany(key, 50, { kind: 'wedding-dress' })
       expect(verdicts(results)).toEqual({ ok: 5, free_deliveries_exhausted: 45 })
       expect(retryAfters(results)).toEqual([10]) // the five still running may yet be charged
       await expectOnlyAdmittedReserved(key, 200, results)
+      // A checked standard result may be delivered free too (quality_failed): it needs a slot like a gown.
+      expect((await begin(key, { kind: 'standard' })).result).toEqual({ verdict: 'free_deliveries_exhausted', retryAfterSeconds: 10 })
+      await db.sql`select tryon.set_key_quality(${key.keyId}, 'off')`
       expect((await begin(key, { kind: 'standard' })).result.verdict).toBe('ok')
 
       // All five delivered for free (the bridal refund): the day's free deliveries are spent.
@@ -237,6 +242,44 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
         retryAfterSeconds: SECONDS_TO_DAY_END,
       })
       expect((await begin(key, { kind: 'standard', client: clientB })).result.verdict).toBe('ok')
+      await db.sql`select tryon.set_key_quality(${key.keyId}, 'measured')`
+      expect((await begin(key, { kind: 'standard', client: clientB })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
+    })
+
+    it('a result that failed its check takes a free delivery as a refunded gown does; one that passed gives it back', async () => {
+      const key = await limitedKey(200, { dailyRefunded: 3, perClientDailyRefunded: 2 })
+      // Concurrent standard requests of one client: two slots for it, whatever the outcome will be.
+      const first = await beginMany(key, 6, { kind: 'standard' })
+      expect(verdicts(first)).toEqual({ ok: 2, free_deliveries_exhausted: 4 })
+      const [passed, failed] = first.filter((r) => r.result.verdict === 'ok')
+      await billing.settle({ tryOnId: passed.tryOnId, outcome: 'generated', shortId: passed.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+      const free = await billing.settle({ tryOnId: failed.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      expect(free).toMatchObject({ status: 'succeeded', creditsCharged: 0, shortId: null })
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 1, pending: 0 })
+      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 1, pending: 0 })
+
+      // The client's second free delivery, then it is refused for the day; another client takes the key's last one.
+      const second = await begin(key, { kind: 'wedding-dress' })
+      await billing.settle({ tryOnId: second.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 2, pending: 0 })
+      expect((await begin(key, { kind: 'standard' })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
+      const third = await begin(key, { kind: 'standard', client: clientB })
+      await billing.settle({ tryOnId: third.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 3, pending: 0 })
+      for (const kind_ of ['standard', 'wedding-dress'] as const) {
+        expect((await begin(key, { kind: kind_, client: clientB })).result, kind_).toEqual({
+          verdict: 'free_deliveries_exhausted',
+          retryAfterSeconds: SECONDS_TO_DAY_END,
+        })
+      }
+      const ledger = await ledgerCheck(db.sql, key.accountId)
+      expect(ledger).toMatchObject({ balance: 199, reserved: 0, ledgerBalance: 199, ledgerReserved: 0 })
     })
 
     it('a wedding-dress try-on that is charged or fails gives its free-delivery slot back', async () => {
@@ -295,7 +338,8 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
 
   describe('time', () => {
     it('opens a new minute for the rates and a new UTC day for the caps, by the clock it is given', async () => {
-      const key = await limitedKey(100, { perMinute: 2, perClientPerMinute: 1, dailyCredits: 4, dailyRefunded: 1 })
+      // Unchecked results: standard try-ons hold no free-delivery slot here, so the gown's refund does not refuse them.
+      const key = await limitedKey(100, { perMinute: 2, perClientPerMinute: 1, dailyCredits: 4, dailyRefunded: 1 }, [], 'off')
       const clientC = new Uint8Array(32).fill(0xc3)
       /** Begins and, when admitted, settles at once: a standard try-on delivered (1 credit), a gown refunded. */
       const outcome = async (now: Date, options: { kind?: ProductKind; client?: Uint8Array } = {}) => {
@@ -339,7 +383,7 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
     })
 
     it('the sweeper gives back what expired reservations held and drops counters whose window ended', async () => {
-      const key = await limitedKey(50, { perMinute: 50, dailyCredits: 3, dailyRefunded: 1, perClientDailyRefunded: 1 })
+      const key = await limitedKey(50, { perMinute: 50, dailyCredits: 3, dailyRefunded: 1, perClientDailyRefunded: 1 }, [], 'off')
       const now = new Date()
       const wedding = await begin(key, { kind: 'wedding-dress', now })
       const standard = await begin(key, { now })
