@@ -1,7 +1,7 @@
 -- Every result is checked before it is billed (docs/billing.md#checked-results). A result that fails its check is
 -- still delivered, for nothing: the settle outcome quality_failed, which keeps 0 credits, refunds the whole
 -- reservation with a ledger row, leaves shortId null and, like the wedding-dress train refund, takes one of the key's
--- free deliveries of the day. Each key has a check level; each try-on keeps what its check found.
+-- free deliveries of the day when one is left. Each key has a check level; each try-on keeps what its check found.
 -- tryon.credits_for_outcome needs no change: an outcome it does not name keeps nothing. Its table, with this row:
 --
 --   product kind    outcome (settle_tryon's p_outcome)       reserved   kept   refunded
@@ -70,8 +70,8 @@ end
 $$;
 
 -- begin_tryon returns the key's check level (quality_check), and a standard try-on of a key whose results are
--- checked holds a free-delivery slot as a wedding dress does: past the key's free deliveries of the day it is
--- refused with free_deliveries_exhausted. A new column in the result: dropped and made again.
+-- checked takes a free-delivery slot when one is left, as a wedding dress does; unlike a wedding dress it is not
+-- refused without one. A new column in the result: dropped and made again.
 drop function tryon.begin_tryon(bytea, text, uuid, text, text, text, text, text, bytea, bytea, timestamptz);
 create function tryon.begin_tryon(
   p_key_hash bytea,
@@ -117,6 +117,7 @@ declare
   v_retry integer;
   v_held text[] := '{}';
   v_may_be_free boolean;
+  v_slot boolean := true;
 begin
   if v_price is null then
     raise exception 'unknown product kind %', p_product_kind using errcode = '22023';
@@ -157,7 +158,9 @@ begin
 
   select * into v_key from tryon.api_keys a where a.id = k.api_key_id;
   -- A try-on that may be delivered for nothing holds a free-delivery slot: a wedding dress (the train refund), and
-  -- any try-on of a key whose results are checked (a failed check is delivered free, tryon.is_delivered).
+  -- any try-on of a key whose results are checked (a failed check is delivered free, tryon.is_delivered). A wedding
+  -- dress without a slot is refused; a standard try-on takes one when one is left and is never refused for it (its
+  -- refusal is null here): past the day's free deliveries, a result that fails its check is still free, uncounted.
   v_may_be_free := p_product_kind = 'wedding-dress' or v_key.quality_check is distinct from 'off';
   if v_key.limit_daily_credits is not null then
     c_metric := c_metric || 'credits'::text; c_client := c_client || ''::bytea;
@@ -169,13 +172,13 @@ begin
     c_metric := c_metric || 'refunded'::text; c_client := c_client || ''::bytea;
     c_start := c_start || v_day; c_end := c_end || (v_day + interval '1 day');
     c_limit := c_limit || v_key.limit_daily_refunded::bigint; c_amount := c_amount || 1;
-    c_refusal := c_refusal || 'free_deliveries_exhausted'::text;
+    c_refusal := array_append(c_refusal, case when p_product_kind = 'wedding-dress' then 'free_deliveries_exhausted' end);
   end if;
   if v_may_be_free and v_key.limit_per_client_daily_refunded is not null then
     c_metric := c_metric || 'refunded'::text; c_client := c_client || v_client;
     c_start := c_start || v_day; c_end := c_end || (v_day + interval '1 day');
     c_limit := c_limit || v_key.limit_per_client_daily_refunded::bigint; c_amount := c_amount || 1;
-    c_refusal := c_refusal || 'free_deliveries_exhausted'::text;
+    c_refusal := array_append(c_refusal, case when p_product_kind = 'wedding-dress' then 'free_deliveries_exhausted' end);
   end if;
   if v_key.limit_per_minute is not null then
     c_metric := c_metric || 'tryons'::text; c_client := c_client || ''::bytea;
@@ -212,13 +215,22 @@ begin
              as c (metric, client_hash, window_start, lim, amount, refusal, n)
       join tryon.usage_counters u
         on u.api_key_id = v_key.id and u.metric = c.metric and u.client_hash = c.client_hash and u.window_start = c.window_start
-     where u.used + u.pending + c.amount > c.lim
+     where u.used + u.pending + c.amount > c.lim and c.refusal is not null
      order by c.n
      limit 1;
     if v_refusal is not null then
       return query select v_refusal, k.key_mode, null::bigint, 0, null::jsonb, v_retry, null::text;
       return;
     end if;
+    -- The free-delivery slots a standard try-on would take: all of them, or none when one is full.
+    select not exists (
+      select 1
+        from unnest(c_metric, c_client, c_start, c_limit, c_amount, c_refusal)
+               as c (metric, client_hash, window_start, lim, amount, refusal)
+        join tryon.usage_counters u
+          on u.api_key_id = v_key.id and u.metric = c.metric and u.client_hash = c.client_hash and u.window_start = c.window_start
+       where c.refusal is null and u.used + u.pending + c.amount > c.lim)
+      into v_slot;
   end if;
 
   -- The WHERE clause is re-checked against the latest row version, so concurrent
@@ -239,12 +251,13 @@ begin
     update tryon.usage_counters u
        set used = u.used + case when c.metric = 'tryons' then c.amount else 0 end,
            pending = u.pending + case when c.metric = 'tryons' then 0 else c.amount end
-      from unnest(c_metric, c_client, c_start, c_amount) as c (metric, client_hash, window_start, amount)
-     where u.api_key_id = v_key.id and u.metric = c.metric and u.client_hash = c.client_hash and u.window_start = c.window_start;
+      from unnest(c_metric, c_client, c_start, c_amount, c_refusal) as c (metric, client_hash, window_start, amount, refusal)
+     where u.api_key_id = v_key.id and u.metric = c.metric and u.client_hash = c.client_hash and u.window_start = c.window_start
+       and (c.refusal is not null or v_slot);
     v_held := array(
       select case when c.metric = 'credits' then 'credits' when c.client_hash = ''::bytea then 'refunded' else 'refunded_client' end
-        from unnest(c_metric, c_client) as c (metric, client_hash)
-       where c.metric <> 'tryons');
+        from unnest(c_metric, c_client, c_refusal) as c (metric, client_hash, refusal)
+       where c.metric <> 'tryons' and (c.refusal is not null or v_slot));
   end if;
 
   insert into tryon.tryons (id, account_id, api_key_id, product_kind, credits_reserved,

@@ -102,6 +102,7 @@ class Model {
     const l = this.limits
     // A result that may be delivered for nothing holds a free-delivery slot: a wedding dress, or a checked result.
     const mayBeFree = kind === 'wedding-dress' || this.quality !== 'off'
+    const freeRefusal = kind === 'wedding-dress' ? 'free_deliveries_exhausted' : null
     const needs: {
       metric: string
       client: string
@@ -109,7 +110,8 @@ class Model {
       end: number
       limit: number
       amount: number
-      refusal: BeginResult['verdict']
+      /** null: a standard try-on's free-delivery slot, taken when left and never a refusal. */
+      refusal: BeginResult['verdict'] | null
     }[] = []
     const dayEnd = day + 86_400_000
     if (l.dailyCredits !== null)
@@ -130,7 +132,7 @@ class Model {
         end: dayEnd,
         limit: l.dailyRefunded,
         amount: 1,
-        refusal: 'free_deliveries_exhausted',
+        refusal: freeRefusal,
       })
     if (mayBeFree && l.perClientDailyRefunded !== null)
       needs.push({
@@ -140,7 +142,7 @@ class Model {
         end: dayEnd,
         limit: l.perClientDailyRefunded,
         amount: 1,
-        refusal: 'free_deliveries_exhausted',
+        refusal: freeRefusal,
       })
     if (l.perMinute !== null)
       needs.push({
@@ -166,15 +168,16 @@ class Model {
     const counters = needs.map((n) => this.counter(n.metric, n.client, n.start))
     for (const [i, n] of needs.entries()) {
       const c = counters[i]
-      if (c.used + c.pending + n.amount > n.limit) {
+      if (n.refusal !== null && c.used + c.pending + n.amount > n.limit) {
         const left = Math.max(1, Math.ceil((n.end - now) / 1000))
         return { verdict: n.refusal, retryAfterSeconds: c.used + n.amount > n.limit ? left : Math.min(10, left) } as BeginResult
       }
     }
     if (this.balance < price) return { verdict: 'insufficient_credits', keyMode: 'test', balance: this.balance }
     this.balance -= price
+    const slot = needs.every((n, i) => n.refusal !== null || counters[i].used + counters[i].pending + n.amount <= n.limit)
     const held: string[] = []
-    for (const n of needs) {
+    for (const n of needs.filter((n) => n.refusal !== null || slot)) {
       const c = this.counter(n.metric, n.client, n.start)
       if (n.metric === 'tryons') c.used += n.amount
       else {

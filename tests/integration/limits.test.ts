@@ -29,11 +29,9 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
   })
   afterAll(() => db?.close())
 
-  /** quality 'off': the key's results are not checked, so only wedding dresses may be delivered free and hold a slot. */
-  async function limitedKey(credits: number, limits: Limits, origins: string[] = [], quality: 'off' | null = null): Promise<CreatedKey> {
+  async function limitedKey(credits: number, limits: Limits, origins: string[] = []): Promise<CreatedKey> {
     const key = await createKey(db.sql, { credits, origins })
     await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json(limits)}, true)`
-    await db.sql`select tryon.set_key_quality(${key.keyId}, ${quality})`
     return key
   }
 
@@ -220,15 +218,12 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect(check).toMatchObject({ balance: 100 - 10, reserved: 0, ledgerBalance: 100 - 10 })
     })
 
-    it('refunded deliveries per day per key: 5 of 50 concurrent wedding-dress requests; standard ones only when unchecked', async () => {
+    it('refunded deliveries per day per key: 5 of 50 concurrent wedding-dress requests, standard ones unaffected', async () => {
       const key = await limitedKey(200, { dailyRefunded: 5 })
       const results = await beginMany(key, 50, { kind: 'wedding-dress' })
       expect(verdicts(results)).toEqual({ ok: 5, free_deliveries_exhausted: 45 })
       expect(retryAfters(results)).toEqual([10]) // the five still running may yet be charged
       await expectOnlyAdmittedReserved(key, 200, results)
-      // A checked standard result may be delivered free too (quality_failed): it needs a slot like a gown.
-      expect((await begin(key, { kind: 'standard' })).result).toEqual({ verdict: 'free_deliveries_exhausted', retryAfterSeconds: 10 })
-      await db.sql`select tryon.set_key_quality(${key.keyId}, 'off')`
       expect((await begin(key, { kind: 'standard' })).result.verdict).toBe('ok')
 
       // All five delivered for free (the bridal refund): the day's free deliveries are spent.
@@ -242,44 +237,53 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
         retryAfterSeconds: SECONDS_TO_DAY_END,
       })
       expect((await begin(key, { kind: 'standard', client: clientB })).result.verdict).toBe('ok')
-      await db.sql`select tryon.set_key_quality(${key.keyId}, 'measured')`
-      expect((await begin(key, { kind: 'standard', client: clientB })).result).toEqual({
-        verdict: 'free_deliveries_exhausted',
-        retryAfterSeconds: SECONDS_TO_DAY_END,
-      })
     })
 
-    it('a result that failed its check takes a free delivery as a refunded gown does; one that passed gives it back', async () => {
+    it('a result that failed its check takes a free delivery when one is left; a standard try-on is never refused for one', async () => {
       const key = await limitedKey(200, { dailyRefunded: 3, perClientDailyRefunded: 2 })
-      // Concurrent standard requests of one client: two slots for it, whatever the outcome will be.
+      const slots = async (ids: string[]) => {
+        const [row] = await db.sql`
+          select count(*) filter (where 'refunded' = any (usage_held))::int as key,
+                 count(*) filter (where 'refunded_client' = any (usage_held))::int as client
+            from tryon.tryons where id in ${db.sql(ids)}`
+        return row
+      }
+      // Six at once from one client: all run; two take the client's two slots, the others none.
       const first = await beginMany(key, 6, { kind: 'standard' })
-      expect(verdicts(first)).toEqual({ ok: 2, free_deliveries_exhausted: 4 })
-      const [passed, failed] = first.filter((r) => r.result.verdict === 'ok')
-      await billing.settle({ tryOnId: passed.tryOnId, outcome: 'generated', shortId: passed.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
-      const free = await billing.settle({ tryOnId: failed.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
-      expect(free).toMatchObject({ status: 'succeeded', creditsCharged: 0, shortId: null })
-      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 1, pending: 0 })
-      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 1, pending: 0 })
-
-      // The client's second free delivery, then it is refused for the day; another client takes the key's last one.
-      const second = await begin(key, { kind: 'wedding-dress' })
-      await billing.settle({ tryOnId: second.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      expect(verdicts(first)).toEqual({ ok: 6 })
+      expect(await slots(first.map((r) => r.tryOnId))).toEqual({ key: 2, client: 2 })
+      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 0, pending: 2 })
+      for (const r of first) {
+        const free = await billing.settle({ tryOnId: r.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+        expect(free).toMatchObject({ status: 'succeeded', creditsCharged: 0, shortId: null })
+      }
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 2, pending: 0 })
       expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 2, pending: 0 })
-      expect((await begin(key, { kind: 'standard' })).result).toEqual({
+
+      // The client's free deliveries are spent: its gowns wait for tomorrow, its standard try-ons go on, slotless.
+      expect((await begin(key, { kind: 'wedding-dress' })).result).toEqual({
         verdict: 'free_deliveries_exhausted',
         retryAfterSeconds: SECONDS_TO_DAY_END,
       })
-      const third = await begin(key, { kind: 'standard', client: clientB })
-      await billing.settle({ tryOnId: third.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      const more = await begin(key, { kind: 'standard' })
+      expect(more.result.verdict).toBe('ok')
+      expect(await slots([more.tryOnId])).toEqual({ key: 0, client: 0 })
+      await billing.settle({ tryOnId: more.tryOnId, outcome: 'generated', shortId: more.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+
+      // Another client: a pass gives its slot back, a failed check keeps the key's last one.
+      const passed = await begin(key, { kind: 'standard', client: clientB })
+      expect(await slots([passed.tryOnId])).toEqual({ key: 1, client: 1 })
+      await billing.settle({ tryOnId: passed.tryOnId, outcome: 'generated', shortId: passed.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 2, pending: 0 })
+      const failed = await begin(key, { kind: 'standard', client: clientB })
+      await billing.settle({ tryOnId: failed.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
       expect(await counter(key, 'refunded', null, day)).toEqual({ used: 3, pending: 0 })
-      for (const kind_ of ['standard', 'wedding-dress'] as const) {
-        expect((await begin(key, { kind: kind_, client: clientB })).result, kind_).toEqual({
-          verdict: 'free_deliveries_exhausted',
-          retryAfterSeconds: SECONDS_TO_DAY_END,
-        })
-      }
+      expect((await begin(key, { kind: 'wedding-dress', client: clientB })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
       const ledger = await ledgerCheck(db.sql, key.accountId)
-      expect(ledger).toMatchObject({ balance: 199, reserved: 0, ledgerBalance: 199, ledgerReserved: 0 })
+      expect(ledger).toMatchObject({ balance: 198, reserved: 0, ledgerBalance: 198, ledgerReserved: 0 })
     })
 
     it('a wedding-dress try-on that is charged or fails gives its free-delivery slot back', async () => {
@@ -338,8 +342,7 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
 
   describe('time', () => {
     it('opens a new minute for the rates and a new UTC day for the caps, by the clock it is given', async () => {
-      // Unchecked results: standard try-ons hold no free-delivery slot here, so the gown's refund does not refuse them.
-      const key = await limitedKey(100, { perMinute: 2, perClientPerMinute: 1, dailyCredits: 4, dailyRefunded: 1 }, [], 'off')
+      const key = await limitedKey(100, { perMinute: 2, perClientPerMinute: 1, dailyCredits: 4, dailyRefunded: 1 })
       const clientC = new Uint8Array(32).fill(0xc3)
       /** Begins and, when admitted, settles at once: a standard try-on delivered (1 credit), a gown refunded. */
       const outcome = async (now: Date, options: { kind?: ProductKind; client?: Uint8Array } = {}) => {
@@ -383,7 +386,7 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
     })
 
     it('the sweeper gives back what expired reservations held and drops counters whose window ended', async () => {
-      const key = await limitedKey(50, { perMinute: 50, dailyCredits: 3, dailyRefunded: 1, perClientDailyRefunded: 1 }, [], 'off')
+      const key = await limitedKey(50, { perMinute: 50, dailyCredits: 3, dailyRefunded: 1, perClientDailyRefunded: 1 })
       const now = new Date()
       const wedding = await begin(key, { kind: 'wedding-dress', now })
       const standard = await begin(key, { now })
