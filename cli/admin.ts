@@ -25,6 +25,10 @@ const USAGE = `Usage: npm run --silent admin -- <command>
   keys limits KEY_ID [--per-minute N] [--per-client-per-minute N] [--daily-credits N]
                      [--daily-refunded N] [--per-client-daily-refunded N] [--clear]
       N is a whole number, or none to remove that limit; --clear removes every limit first.
+  keys quality KEY_ID [--off|--measured|--judge|--default]
+      How the key's results are checked before they are billed: not at all, the measured checks, or those and a
+      seeing judge; --default: judge for live keys where a judge is configured, measured otherwise. Without a
+      flag, prints the key's setting (null: the default).
   credits add KEY_ID AMOUNT
   credits show KEY_ID
   sweep [--older-than SECONDS]
@@ -64,6 +68,7 @@ const KEY_FIELDS = [
   'active',
   'state',
   'label',
+  'qualityCheck',
   'allowedOrigins',
   'credits',
   'limits',
@@ -80,12 +85,16 @@ const LISTED_KEY_FIELDS = [
   'mode',
   'allowedOrigins',
   'state',
+  'qualityCheck',
   'lastUsedAt',
   'createdAt',
   'expiresAt',
   'replacedBy',
   'deactivatedAt',
 ]
+/** `keys quality`'s flags and the level each sets (null: the service's default). */
+const QUALITY_FLAGS = { off: 'off', measured: 'measured', judge: 'judge', default: null } as const
+
 const LIMIT_FIELDS = Object.values(LIMIT_FLAGS).map((l) => l.field)
 const ordered = (object: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((f) => [f, object[f]]))
 
@@ -155,6 +164,7 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
       to: { type: 'string' },
       by: { type: 'string' },
       csv: { type: 'boolean' },
+      ...Object.fromEntries(Object.keys(QUALITY_FLAGS).map((flag) => [flag, { type: 'boolean' as const }])),
       ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
     },
   })
@@ -190,6 +200,17 @@ export async function runAdmin(sql: Sql, argv: string[], options: { store?: () =
       if (Object.keys(limits).length === 0 && !values.clear) throw new UsageError('give at least one limit, or --clear')
       const [row] = await sql`select tryon.set_key_limits(${keyId}, ${sql.json(limits)}, ${values.clear ?? false}) as limits`
       return { keyId, limits: ordered(row.limits, LIMIT_FIELDS) }
+    }
+    case 'keys quality': {
+      const keyId = uuid(rest[0], 'KEY_ID')
+      const given = Object.entries(QUALITY_FLAGS).filter(([flag]) => (values as Record<string, unknown>)[flag] === true)
+      if (given.length > 1) throw new UsageError('give one of --off, --measured, --judge or --default')
+      if (given.length === 0) {
+        const [row] = await sql`select tryon.show_api_key(${keyId}) as key`
+        return { keyId, qualityCheck: row.key.qualityCheck }
+      }
+      const [row] = await sql`select tryon.set_key_quality(${keyId}, ${given[0][1]}) as level`
+      return { keyId, qualityCheck: row.level }
     }
     case 'keys list': {
       const accountId = uuid(values.account, '--account')

@@ -13,6 +13,9 @@ const METRICS = {
   trainScoreLow: 'train_score_low',
   scoreUnavailable: 'score_unavailable',
   trainPretreatmentUnavailable: 'train_pretreatment_unavailable',
+  /** Results that failed their check (delivered for nothing) and results whose check could not run (billed as usual). */
+  qualityFailed: 'quality_failed',
+  qualityUnchecked: 'quality_unchecked',
 } as const
 
 type Metric = keyof typeof METRICS

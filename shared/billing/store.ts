@@ -1,4 +1,5 @@
-// Price and refund rules: supabase/migrations/20261123000200_credit_functions.sql (begin_tryon, settle_tryon, credits_for_outcome).
+// Price and refund rules: supabase/migrations/20261123000200_credit_functions.sql (begin_tryon, settle_tryon, credits_for_outcome);
+// checked results: supabase/migrations/20261202000100_quality_checks.sql.
 import postgres from 'postgres'
 import type { Sql } from 'postgres'
 import type { KeyMode } from '../auth/api-key.ts'
@@ -26,8 +27,15 @@ export interface BeginTryOn {
   now?: Date
 }
 
+/**
+ * How a key's results are checked before they are billed (`admin keys quality`): not at all, by the measured checks,
+ * or by those and a seeing judge. null: the service's default (judge for live keys where a judge is configured,
+ * measured otherwise).
+ */
+export type QualityCheckLevel = 'off' | 'measured' | 'judge'
+
 export type BeginResult =
-  | { verdict: 'ok'; keyMode: KeyMode; balance: number; creditsReserved: number }
+  | { verdict: 'ok'; keyMode: KeyMode; balance: number; creditsReserved: number; qualityCheck: QualityCheckLevel | null }
   | { verdict: 'insufficient_credits'; keyMode: KeyMode; balance: number }
   /** The first request with this idempotency key completed: its response, as it was sent. */
   | { verdict: 'replay'; response: Record<string, unknown> }
@@ -36,10 +44,33 @@ export type BeginResult =
   | { verdict: LimitVerdict; retryAfterSeconds: number }
   | { verdict: Exclude<KeyVerdict, 'ok'> }
 
+/** Outcomes that deliver a result (tryon.is_delivered); any other outcome is the error code the request failed with. */
+export type DeliveredOutcome =
+  | 'generated'
+  | 'train_rendered'
+  | 'score_unavailable'
+  | 'train_score_low'
+  | 'train_pretreatment_unavailable'
+  /** The result failed its check: delivered all the same, 0 credits, no short id, one of the key's free deliveries. */
+  | 'quality_failed'
+
+/**
+ * What the check of a result found, as the answer's `quality` object says it. `passed` is null when the check could
+ * not run (`checked: false`); `score` is within 0..1 or null; `issues` are codes such as `colour_changed`.
+ */
+export interface QualityRecord {
+  checked: boolean
+  passed: boolean | null
+  score: number | null
+  issues: string[]
+}
+
 export interface SettleTryOn {
   tryOnId: string
-  /** 'generated', a bridal outcome, or the error code the request failed with. */
-  outcome: string
+  /** A delivered outcome, or the error code the request failed with. */
+  outcome: DeliveredOutcome | (string & {})
+  /** Stored on the try-on. quality_failed without one records `{ checked: true, passed: false }`. */
+  quality?: QualityRecord | null
   shortId?: string | null
   resultPath?: string | null
   engine?: string | null
@@ -170,6 +201,7 @@ type BeginRow = {
   credits_reserved: number
   replay: Record<string, unknown> | null
   retry_after: number | null
+  quality_check: QualityCheckLevel | null
 }
 
 export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } = {}): BillingStore {
@@ -197,7 +229,7 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
     async begin(request) {
       const idempotency = request.idempotency
       const call = sql<BeginRow[]>`
-        select verdict, key_mode, balance, credits_reserved, replay, retry_after
+        select verdict, key_mode, balance, credits_reserved, replay, retry_after, quality_check
           from tryon.begin_tryon(
             decode(${toHex(request.keyHash)}, 'hex'), ${request.origin}, ${request.tryOnId},
             ${request.productKind}, ${request.clothingType ?? null}, ${request.parentUrl ?? null},
@@ -218,7 +250,13 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
       const balance = Number(row.balance)
       switch (row.verdict) {
         case 'ok':
-          return { verdict: 'ok', keyMode: row.key_mode, balance, creditsReserved: row.credits_reserved }
+          return {
+            verdict: 'ok',
+            keyMode: row.key_mode,
+            balance,
+            creditsReserved: row.credits_reserved,
+            qualityCheck: row.quality_check,
+          }
         case 'insufficient_credits':
           return { verdict: 'insufficient_credits', keyMode: row.key_mode, balance }
         case 'replay':
@@ -242,7 +280,8 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
         select settled, status, credits_charged, balance, short_id
           from tryon.settle_tryon(${request.tryOnId}, ${request.outcome}, ${request.shortId ?? null},
                                   ${request.resultPath ?? null}, ${request.engine ?? null},
-                                  ${request.response ? sql.json(request.response as postgres.JSONValue) : null})`,
+                                  ${request.response ? sql.json(request.response as postgres.JSONValue) : null},
+                                  ${request.quality ? sql.json(request.quality as unknown as postgres.JSONValue) : null})`,
       )
       return {
         settled: row.settled,

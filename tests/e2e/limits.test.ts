@@ -221,7 +221,9 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     const expected = Buffer.from(await t.stack.deps.clients.hash('127.0.0.70'))
     const rows = await t.stack
       .sql`select client_hash from tryon.usage_counters where api_key_id = ${key.keyId} and octet_length(client_hash) > 0`
-    expect(rows.map((r) => Buffer.from(r.client_hash).toString('hex'))).toEqual([expected.toString('hex')])
+    // Its rate counter and, on a key whose results are checked, its free-delivery counter: both by the HMAC alone.
+    expect(rows.length).toBeGreaterThan(0)
+    expect([...new Set(rows.map((r) => Buffer.from(r.client_hash).toString('hex')))]).toEqual([expected.toString('hex')])
     const [clear] = await t.stack.sql`
       select (select count(*) from tryon.usage_counters where position(convert_to('127.0.0.70', 'UTF8') in client_hash) > 0)
            + (select count(*) from tryon.tryons where api_key_id = ${key.keyId} and (client_hash is not null or origin like '%127.0.0.70%')) as n`

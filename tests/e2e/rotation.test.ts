@@ -49,7 +49,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
     expect(Math.abs(expiresAt - (Date.now() + 24 * HOUR))).toBeLessThan(60_000)
 
     const [oldShown, newShown] = [await admin('keys', 'show', old.keyId), await admin('keys', 'show', rotated.keyId)]
-    for (const field of ['accountId', 'mode', 'allowedOrigins', 'label', 'limits', 'credits'] as const)
+    for (const field of ['accountId', 'mode', 'allowedOrigins', 'label', 'limits', 'credits', 'qualityCheck'] as const)
       expect(newShown[field], field).toEqual(oldShown[field])
     expect(newShown.limits).toMatchObject({ perMinute: 30, dailyCredits: 100, perClientPerMinute: 10 })
     expect(oldShown).toMatchObject({ state: 'expiring', active: true, replacedBy: rotated.keyId, expiresAt: expect.any(String) })
@@ -96,6 +96,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('key rotation on %s', (datab
       'mode',
       'allowedOrigins',
       'state',
+      'qualityCheck',
       'lastUsedAt',
       'createdAt',
       'expiresAt',

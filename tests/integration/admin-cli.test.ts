@@ -96,6 +96,34 @@ describe('admin CLI', () => {
     })
   })
 
+  it("sets how a key's results are checked, shows it, and a rotated key keeps it", async () => {
+    const key = await admin('keys', 'create', '--credits', '1', '--mode', 'live')
+    const keyId = key.keyId as string
+    expect(await admin('keys', 'quality', keyId)).toEqual({ keyId, qualityCheck: null })
+    expect((await admin('keys', 'show', keyId)).qualityCheck).toBeNull()
+    for (const level of ['off', 'measured', 'judge'] as const) {
+      expect(await admin('keys', 'quality', keyId, `--${level}`)).toEqual({ keyId, qualityCheck: level })
+      expect(await admin('keys', 'quality', keyId)).toEqual({ keyId, qualityCheck: level })
+      const [row] = await db.sql`select quality_check from tryon.api_keys where id = ${keyId}`
+      expect(row.quality_check).toBe(level)
+    }
+    const shown = await admin('keys', 'show', keyId)
+    expect(shown.qualityCheck).toBe('judge')
+    expect(Object.keys(shown).indexOf('qualityCheck')).toBe(Object.keys(shown).indexOf('label') + 1)
+    const listed = (await admin('keys', 'list', '--account', key.accountId as string)).keys as Record<string, unknown>[]
+    expect(listed.map((k) => [k.keyId, k.qualityCheck])).toEqual([[keyId, 'judge']])
+
+    const rotated = await admin('keys', 'rotate', keyId)
+    expect((await admin('keys', 'show', rotated.keyId as string)).qualityCheck).toBe('judge')
+    expect(await admin('keys', 'quality', keyId, '--default')).toEqual({ keyId, qualityCheck: null })
+    expect((await admin('keys', 'show', keyId)).qualityCheck).toBeNull()
+
+    await expect(admin('keys', 'quality', keyId, '--off', '--judge')).rejects.toThrow(/one of --off, --measured, --judge or --default/)
+    await expect(admin('keys', 'quality', 'not-a-key', '--off')).rejects.toThrow(/KEY_ID must be a UUID/)
+    await expect(admin('keys', 'quality', '00000000-0000-4000-8000-000000000000', '--off')).rejects.toThrow(/does not exist/)
+    await expect(admin('keys', 'quality', keyId, '--strict')).rejects.toMatchObject({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' })
+  })
+
   it('sweeps reservations older than the given age', async () => {
     expect(await admin('sweep', '--older-than', '0')).toEqual({ refunded: 0 })
   })

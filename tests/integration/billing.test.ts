@@ -143,7 +143,7 @@ describe.each(kinds)('credit functions on %s', (kind) => {
     it('reserves one credit and charges it when the result is delivered', async () => {
       const key = await createKey(db.sql, { credits: 3 })
       const { tryOnId, result } = await begin(key.apiKey)
-      expect(result).toEqual({ verdict: 'ok', keyMode: 'test', balance: 2, creditsReserved: 1 })
+      expect(result).toEqual({ verdict: 'ok', keyMode: 'test', balance: 2, creditsReserved: 1, qualityCheck: null })
       expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 2, reserved: 1 })
 
       const settlement = await billing.settle({
@@ -233,6 +233,152 @@ describe.each(kinds)('credit functions on %s', (kind) => {
       const key = await createKey(db.sql, { credits: 1 })
       expect((await begin(key.apiKey, 'wedding-dress')).result).toMatchObject({ verdict: 'insufficient_credits', balance: 1 })
       expect((await begin(key.apiKey, 'standard')).result).toMatchObject({ verdict: 'ok', balance: 0 })
+    })
+  })
+
+  describe('checked results', () => {
+    const failedCheck = { checked: true, passed: false, score: 0.23, issues: ['colour_changed', 'garment_off_body'] }
+
+    it("returns the key's check level with each reservation, null for the default", async () => {
+      const key = await createKey(db.sql, { credits: 5 })
+      expect((await begin(key.apiKey)).result).toMatchObject({ verdict: 'ok', qualityCheck: null })
+      for (const level of ['off', 'measured', 'judge'] as const) {
+        const [row] = await db.sql`select tryon.set_key_quality(${key.keyId}, ${level}) as level`
+        expect(row.level).toBe(level)
+        expect((await begin(key.apiKey)).result, level).toMatchObject({ verdict: 'ok', qualityCheck: level })
+      }
+      await db.sql`select tryon.set_key_quality(${key.keyId}, null)`
+      expect((await begin(key.apiKey)).result).toMatchObject({ verdict: 'ok', qualityCheck: null })
+      await expect(db.sql`select tryon.set_key_quality(${key.keyId}, 'strict')`).rejects.toMatchObject({ code: '22023' })
+      await expect(db.sql`select tryon.set_key_quality(${newId()}, 'off')`).rejects.toMatchObject({ code: 'P0002' })
+    })
+
+    it.each([
+      ['standard', 1],
+      ['wedding-dress', 2],
+    ] as const)('delivers a %s result that failed its check for nothing, with a refund row and no short id', async (kind, price) => {
+      const key = await createKey(db.sql, { credits: 5 })
+      const { tryOnId } = await begin(key.apiKey, kind)
+      const settlement = await billing.settle({
+        tryOnId,
+        outcome: 'quality_failed',
+        shortId: 'QfShort001',
+        resultPath: '2026/12/q.jpg',
+        engine: 'local',
+        quality: failedCheck,
+      })
+      expect(settlement).toEqual({ settled: true, status: 'succeeded', creditsCharged: 0, balance: 5, shortId: null })
+      const movements = await db.sql`
+        select kind, delta::int, reserved_delta::int, reason from tryon.ledger where tryon_id = ${tryOnId} order by id`
+      expect(movements).toEqual([
+        { kind: 'reservation', delta: -price, reserved_delta: price, reason: kind },
+        { kind: 'refund', delta: price, reserved_delta: -price, reason: 'quality_failed' },
+      ])
+      const [row] = await db.sql`
+        select status, outcome, result_path, short_id, quality_checked, quality_passed, quality_score, quality_issues
+          from tryon.tryons where id = ${tryOnId}`
+      expect(row).toEqual({
+        status: 'succeeded',
+        outcome: 'quality_failed',
+        result_path: '2026/12/q.jpg',
+        short_id: null,
+        quality_checked: true,
+        quality_passed: false,
+        quality_score: 0.23,
+        quality_issues: ['colour_changed', 'garment_off_body'],
+      })
+      expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 5, reserved: 0 })
+      const again = await billing.settle({ tryOnId, outcome: 'generated', shortId: 'x', resultPath: 'p' })
+      expect(again).toEqual({ settled: false, status: 'succeeded', creditsCharged: 0, balance: 5, shortId: null })
+    })
+
+    it('records a failed check without a record given, and keeps the record of a check that passed or could not run', async () => {
+      const key = await createKey(db.sql, { credits: 5 })
+      const bare = await begin(key.apiKey)
+      await billing.settle({ tryOnId: bare.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      const passed = await begin(key.apiKey)
+      const charged = await billing.settle({
+        tryOnId: passed.tryOnId,
+        outcome: 'generated',
+        shortId: `P${passed.tryOnId.slice(0, 9)}`,
+        resultPath: 'p.jpg',
+        quality: { checked: true, passed: true, score: 0.91, issues: [] },
+      })
+      expect(charged.creditsCharged).toBe(1)
+      const unchecked = await begin(key.apiKey, 'wedding-dress')
+      const stands = await billing.settle({
+        tryOnId: unchecked.tryOnId,
+        outcome: 'train_rendered',
+        shortId: `U${unchecked.tryOnId.slice(0, 9)}`,
+        resultPath: 'p.jpg',
+        quality: { checked: false, passed: null, score: null, issues: [] },
+      })
+      expect(stands.creditsCharged).toBe(2)
+      const rows = await db.sql`
+        select id, quality_checked, quality_passed, quality_score, quality_issues from tryon.tryons
+         where id in ${db.sql([bare.tryOnId, passed.tryOnId, unchecked.tryOnId])}`
+      const byId = Object.fromEntries(rows.map(({ id, ...rest }) => [id, rest]))
+      expect(byId[bare.tryOnId]).toEqual({ quality_checked: true, quality_passed: false, quality_score: null, quality_issues: [] })
+      expect(byId[passed.tryOnId]).toEqual({ quality_checked: true, quality_passed: true, quality_score: 0.91, quality_issues: [] })
+      expect(byId[unchecked.tryOnId]).toEqual({ quality_checked: false, quality_passed: null, quality_score: null, quality_issues: [] })
+      expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 2, reserved: 0 })
+    })
+
+    it('refuses to charge a result that failed its check, and malformed quality records, keeping the reservation', async () => {
+      const key = await createKey(db.sql, { credits: 1 })
+      const { tryOnId } = await begin(key.apiKey)
+      const settle = (outcome: string, quality: unknown) =>
+        billing.settle({ tryOnId, outcome, shortId: 'x', resultPath: 'p', quality: quality as never })
+      await expect(settle('generated', failedCheck)).rejects.toThrow(/settles as quality_failed/)
+      await expect(settle('quality_failed', { checked: true, passed: true, score: 0.9, issues: [] })).rejects.toThrow(/passed false/)
+      await expect(settle('quality_failed', { checked: false, passed: null, score: null, issues: [] })).rejects.toThrow(/passed false/)
+      for (const bad of [
+        { checked: 'yes', passed: false },
+        { checked: true },
+        { checked: false, passed: false },
+        { checked: true, passed: false, score: 'high' },
+        { checked: true, passed: false, score: 1.5 },
+        { checked: true, passed: false, issues: 'colour_changed' },
+        { checked: true, passed: false, issues: ['Colour Changed'] },
+        { checked: true, passed: false, verdict: 'bad' },
+        [true, false],
+      ]) {
+        await expect(settle('quality_failed', bad), JSON.stringify(bad)).rejects.toMatchObject({ code: '22023' })
+      }
+      expect(await expectLedgerConsistent(key.accountId)).toMatchObject({ balance: 0, reserved: 1 })
+      // An error keeps what the check found: the result was not delivered, so nothing is charged either way.
+      const failed = await billing.settle({ tryOnId, outcome: 'storage_failed', quality: failedCheck })
+      expect(failed).toMatchObject({ settled: true, status: 'failed', creditsCharged: 0, balance: 1 })
+    })
+
+    it('counts each result that failed its check, in any order, exactly once under concurrent settlements', async () => {
+      const key = await createKey(db.sql, { credits: 12 })
+      const begun = await Promise.all(Array.from({ length: 12 }, (_, i) => begin(key.apiKey, i % 3 === 0 ? 'wedding-dress' : 'standard')))
+      const admitted = begun.filter((b) => b.result.verdict === 'ok')
+      const outcome = (i: number, kind: string) => (i % 2 === 0 ? 'quality_failed' : kind === 'standard' ? 'generated' : 'train_rendered')
+      const kinds = await db.sql`select id, product_kind from tryon.tryons where id in ${db.sql(admitted.map((a) => a.tryOnId))}`
+      const kindOf = new Map(kinds.map((k) => [k.id as string, k.product_kind as string]))
+      const settlements = await Promise.all(
+        admitted.flatMap(({ tryOnId }, i) =>
+          [0, 1].map(() =>
+            billing.settle({
+              tryOnId,
+              outcome: outcome(i, kindOf.get(tryOnId) as string),
+              shortId: `C${tryOnId.slice(0, 9)}`,
+              resultPath: 'p.jpg',
+              quality: i % 2 === 0 ? failedCheck : { checked: true, passed: true, score: 0.8, issues: [] },
+            }),
+          ),
+        ),
+      )
+      expect(settlements.filter((s) => s.settled)).toHaveLength(admitted.length)
+      const [sums] = await db.sql`
+        select count(*) filter (where kind = 'refund' and reason = 'quality_failed')::int as refunds,
+               count(*) filter (where kind = 'charge')::int as charges
+          from tryon.ledger where account_id = ${key.accountId}`
+      const failedCount = admitted.filter((_, i) => i % 2 === 0).length
+      expect(sums).toEqual({ refunds: failedCount, charges: admitted.length - failedCount })
+      await expectLedgerConsistent(key.accountId)
     })
   })
 
@@ -365,6 +511,7 @@ describe.each(kinds)('credit functions on %s', (kind) => {
         'pending_result_deletions',
         'rotate_api_key',
         'set_key_limits',
+        'set_key_quality',
         'settle_tryon',
         'shared_result',
         'show_api_key',

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../shared/auth/api-key.ts'
-import { createPostgresBilling, type BeginResult, type BillingStore } from '../../shared/billing/store.ts'
+import { createPostgresBilling, type BeginResult, type BillingStore, type QualityCheckLevel } from '../../shared/billing/store.ts'
 import type { ProductKind } from '../../shared/engine/types.ts'
 import { createKey, createTestDatabase, ledgerCheck, type DatabaseKind, type TestDatabase } from '../support/database.ts'
 
@@ -52,6 +52,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 )
 const scenarioArb = fc.record({
   limits: limitsArb,
+  quality: fc.constantFrom<QualityCheckLevel | null>(null, 'off', 'measured', 'judge'),
   credits: fc.integer({ min: 0, max: 16 }),
   start: fc.integer({ min: 0, max: 86_399 }),
   steps: fc.array(stepArb, { minLength: 5, maxLength: 28 }),
@@ -63,12 +64,14 @@ const OUTCOMES: Record<ProductKind, { outcome: string; charge: number; delivered
   standard: [
     { outcome: 'generated', charge: 1, delivered: true },
     { outcome: 'generation_failed', charge: 0, delivered: false },
+    { outcome: 'quality_failed', charge: 0, delivered: true },
   ],
   'wedding-dress': [
     { outcome: 'train_rendered', charge: 2, delivered: true },
     { outcome: 'train_score_low', charge: 0, delivered: true },
     { outcome: 'train_pretreatment_unavailable', charge: 1, delivered: true },
     { outcome: 'bridal_preprocessing_failed', charge: 0, delivered: false },
+    { outcome: 'quality_failed', charge: 0, delivered: true },
   ],
 }
 
@@ -79,6 +82,7 @@ class Model {
   constructor(
     readonly limits: KeyLimits,
     public balance: number,
+    readonly quality: QualityCheckLevel | null,
   ) {}
 
   private counter(metric: string, client: string, start: number) {
@@ -96,6 +100,9 @@ class Model {
     const minute = Math.floor(now / 60_000) * 60_000
     const day = Math.floor(now / 86_400_000) * 86_400_000
     const l = this.limits
+    // A result that may be delivered for nothing holds a free-delivery slot: a wedding dress, or a checked result.
+    const mayBeFree = kind === 'wedding-dress' || this.quality !== 'off'
+    const freeRefusal = kind === 'wedding-dress' ? 'free_deliveries_exhausted' : null
     const needs: {
       metric: string
       client: string
@@ -103,7 +110,8 @@ class Model {
       end: number
       limit: number
       amount: number
-      refusal: BeginResult['verdict']
+      /** null: a standard try-on's free-delivery slot, taken when left and never a refusal. */
+      refusal: BeginResult['verdict'] | null
     }[] = []
     const dayEnd = day + 86_400_000
     if (l.dailyCredits !== null)
@@ -116,7 +124,7 @@ class Model {
         amount: price,
         refusal: 'daily_cap_reached',
       })
-    if (kind === 'wedding-dress' && l.dailyRefunded !== null)
+    if (mayBeFree && l.dailyRefunded !== null)
       needs.push({
         metric: 'refunded',
         client: '',
@@ -124,9 +132,9 @@ class Model {
         end: dayEnd,
         limit: l.dailyRefunded,
         amount: 1,
-        refusal: 'free_deliveries_exhausted',
+        refusal: freeRefusal,
       })
-    if (kind === 'wedding-dress' && l.perClientDailyRefunded !== null)
+    if (mayBeFree && l.perClientDailyRefunded !== null)
       needs.push({
         metric: 'refunded',
         client,
@@ -134,7 +142,7 @@ class Model {
         end: dayEnd,
         limit: l.perClientDailyRefunded,
         amount: 1,
-        refusal: 'free_deliveries_exhausted',
+        refusal: freeRefusal,
       })
     if (l.perMinute !== null)
       needs.push({
@@ -160,15 +168,16 @@ class Model {
     const counters = needs.map((n) => this.counter(n.metric, n.client, n.start))
     for (const [i, n] of needs.entries()) {
       const c = counters[i]
-      if (c.used + c.pending + n.amount > n.limit) {
+      if (n.refusal !== null && c.used + c.pending + n.amount > n.limit) {
         const left = Math.max(1, Math.ceil((n.end - now) / 1000))
         return { verdict: n.refusal, retryAfterSeconds: c.used + n.amount > n.limit ? left : Math.min(10, left) } as BeginResult
       }
     }
     if (this.balance < price) return { verdict: 'insufficient_credits', keyMode: 'test', balance: this.balance }
     this.balance -= price
+    const slot = needs.every((n, i) => n.refusal !== null || counters[i].used + counters[i].pending + n.amount <= n.limit)
     const held: string[] = []
-    for (const n of needs) {
+    for (const n of needs.filter((n) => n.refusal !== null || slot)) {
       const c = this.counter(n.metric, n.client, n.start)
       if (n.metric === 'tryons') c.used += n.amount
       else {
@@ -177,7 +186,7 @@ class Model {
       }
     }
     this.open.push({ tryOnId, kind, price, day, held, client })
-    return { verdict: 'ok', keyMode: 'test', balance: this.balance, creditsReserved: price }
+    return { verdict: 'ok', keyMode: 'test', balance: this.balance, creditsReserved: price, qualityCheck: this.quality }
   }
 
   settle(index: number, charge: number, freeDelivery: boolean) {
@@ -209,8 +218,9 @@ describe.each(kinds)('abuse limits against their model on %s', (kind) => {
   async function check(scenario: Scenario) {
     const key = await createKey(db.sql, { credits: scenario.credits })
     await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json({ ...scenario.limits })}, true)`
+    await db.sql`select tryon.set_key_quality(${key.keyId}, ${scenario.quality})`
     const keyHash = await hashApiKey(key.apiKey)
-    const model = new Model(scenario.limits, scenario.credits)
+    const model = new Model(scenario.limits, scenario.credits, scenario.quality)
     // Years ahead, so the database's own clock never makes the sweeper drop a counter the model still has.
     let now = Date.UTC(2032, 0, 1) + scenario.start * 1000
     for (const step of scenario.steps) {

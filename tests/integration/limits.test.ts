@@ -239,6 +239,53 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect((await begin(key, { kind: 'standard', client: clientB })).result.verdict).toBe('ok')
     })
 
+    it('a result that failed its check takes a free delivery when one is left; a standard try-on is never refused for one', async () => {
+      const key = await limitedKey(200, { dailyRefunded: 3, perClientDailyRefunded: 2 })
+      const slots = async (ids: string[]) => {
+        const [row] = await db.sql`
+          select count(*) filter (where 'refunded' = any (usage_held))::int as key,
+                 count(*) filter (where 'refunded_client' = any (usage_held))::int as client
+            from tryon.tryons where id in ${db.sql(ids)}`
+        return row
+      }
+      // Six at once from one client: all run; two take the client's two slots, the others none.
+      const first = await beginMany(key, 6, { kind: 'standard' })
+      expect(verdicts(first)).toEqual({ ok: 6 })
+      expect(await slots(first.map((r) => r.tryOnId))).toEqual({ key: 2, client: 2 })
+      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 0, pending: 2 })
+      for (const r of first) {
+        const free = await billing.settle({ tryOnId: r.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+        expect(free).toMatchObject({ status: 'succeeded', creditsCharged: 0, shortId: null })
+      }
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 2, pending: 0 })
+      expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 2, pending: 0 })
+
+      // The client's free deliveries are spent: its gowns wait for tomorrow, its standard try-ons go on, slotless.
+      expect((await begin(key, { kind: 'wedding-dress' })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
+      const more = await begin(key, { kind: 'standard' })
+      expect(more.result.verdict).toBe('ok')
+      expect(await slots([more.tryOnId])).toEqual({ key: 0, client: 0 })
+      await billing.settle({ tryOnId: more.tryOnId, outcome: 'generated', shortId: more.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+
+      // Another client: a pass gives its slot back, a failed check keeps the key's last one.
+      const passed = await begin(key, { kind: 'standard', client: clientB })
+      expect(await slots([passed.tryOnId])).toEqual({ key: 1, client: 1 })
+      await billing.settle({ tryOnId: passed.tryOnId, outcome: 'generated', shortId: passed.tryOnId.slice(0, 10), resultPath: 'p.jpg' })
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 2, pending: 0 })
+      const failed = await begin(key, { kind: 'standard', client: clientB })
+      await billing.settle({ tryOnId: failed.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
+      expect(await counter(key, 'refunded', null, day)).toEqual({ used: 3, pending: 0 })
+      expect((await begin(key, { kind: 'wedding-dress', client: clientB })).result).toEqual({
+        verdict: 'free_deliveries_exhausted',
+        retryAfterSeconds: SECONDS_TO_DAY_END,
+      })
+      const ledger = await ledgerCheck(db.sql, key.accountId)
+      expect(ledger).toMatchObject({ balance: 198, reserved: 0, ledgerBalance: 198, ledgerReserved: 0 })
+    })
+
     it('a wedding-dress try-on that is charged or fails gives its free-delivery slot back', async () => {
       const key = await limitedKey(200, { dailyRefunded: 2 })
       for (const outcome of [

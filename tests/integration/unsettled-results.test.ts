@@ -127,20 +127,22 @@ describe('the migration that queues what undelivered try-ons may have left', () 
     await applyMigrations(sql, migrations.slice(0, at))
 
     const key = await createKey(sql, { credits: 10 })
-    const billing = createPostgresBilling(sql)
+    // The SQL of that time, called as it was: today's store expects columns later migrations add.
+    const keyHash = Buffer.from(await hashApiKey(key.apiKey)).toString('hex')
     const start = async () => {
       const tryOnId = crypto.randomUUID()
-      await billing.begin({ keyHash: await hashApiKey(key.apiKey), origin: null, tryOnId, productKind: 'standard' })
+      await sql`select verdict from tryon.begin_tryon(decode(${keyHash}, 'hex'), null, ${tryOnId}, 'standard')`
       await sql`update tryon.tryons set created_at = '2026-10-15T08:00:00Z' where id = ${tryOnId}`
       return tryOnId
     }
+    const settle = (tryOnId: string, outcome: string) => sql`select settled from tryon.settle_tryon(${tryOnId}, ${outcome})`
     const expired = await start()
     await sql`update tryon.tryons set created_at = created_at - interval '1 hour' where id = ${expired}`
-    await billing.sweep(600)
+    await sql`select tryon.sweep_reservations(interval '10 minutes')`
     const lostAfterWrite = await start()
-    await billing.settle({ tryOnId: lostAfterWrite, outcome: 'database_unavailable' })
+    await settle(lostAfterWrite, 'database_unavailable')
     const refused = await start()
-    await billing.settle({ tryOnId: refused, outcome: 'image_too_small' })
+    await settle(refused, 'image_too_small')
     const [before] = await sql`select count(*)::int as n from tryon.result_deletions`
     expect(before.n).toBe(0)
 

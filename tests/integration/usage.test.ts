@@ -19,6 +19,8 @@ interface Made {
   outcome: string
   status: 'succeeded' | 'failed' | 'expired' | 'reserved'
   day: string
+  /** The check of its result could not run: billed as usual, counted as unchecked. */
+  unchecked: boolean
 }
 
 const BRIDAL = {
@@ -27,7 +29,7 @@ const BRIDAL = {
   scoreUnavailable: 'score_unavailable',
   trainPretreatmentUnavailable: 'train_pretreatment_unavailable',
 }
-const DELIVERED = new Set(['generated', ...Object.values(BRIDAL)])
+const DELIVERED = new Set(['generated', 'quality_failed', ...Object.values(BRIDAL)])
 
 describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s', (kind) => {
   let db: TestDatabase
@@ -44,7 +46,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     key: CreatedKey,
     productKind: ProductKind,
     outcome: string,
-    options: { page?: string; origin?: string; day: string },
+    options: { page?: string; origin?: string; day: string; unchecked?: boolean },
   ) {
     const id = crypto.randomUUID()
     const begun = await billing.begin({
@@ -67,12 +69,27 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
         tryOnId: id,
         outcome,
         resultPath: delivered ? `2031/01/${id}.jpg` : null,
-        shortId: delivered && outcome !== 'train_score_low' ? id.slice(0, 10).replace(/-/g, 'x') : null,
+        shortId: delivered && !['train_score_low', 'quality_failed'].includes(outcome) ? id.slice(0, 10).replace(/-/g, 'x') : null,
+        quality:
+          outcome === 'quality_failed'
+            ? { checked: true, passed: false, score: 0.2, issues: ['person_changed'] }
+            : options.unchecked
+              ? { checked: false, passed: null, score: null, issues: [] }
+              : null,
       })
       status = settled.status as Made['status']
     }
     await db.sql`update tryon.tryons set created_at = ${`${options.day}T12:00:00Z`}::timestamptz where id = ${id}`
-    made.push({ id, keyId: key.keyId, page: options.page ?? null, origin: options.origin ?? null, outcome, status, day: options.day })
+    made.push({
+      id,
+      keyId: key.keyId,
+      page: options.page ?? null,
+      origin: options.origin ?? null,
+      outcome,
+      status,
+      day: options.day,
+      unchecked: options.unchecked ?? false,
+    })
   }
 
   beforeAll(async () => {
@@ -89,7 +106,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
       page: `${SHOP}/p/tee?utm_source=mail&email=jane%40example.com#reviews`,
       day: d1,
     })
-    await tryOn(browserKey, 'standard', 'generated', { ...browser, page: `${SHOP}/p/tee?session=abc`, day: d1 })
+    await tryOn(browserKey, 'standard', 'generated', { ...browser, page: `${SHOP}/p/tee?session=abc`, day: d1, unchecked: true })
     await tryOn(browserKey, 'standard', 'image_unreachable', { ...browser, page: `${SHOP}/p/tee`, day: d2 })
     await tryOn(browserKey, 'wedding-dress', 'train_rendered', { ...browser, page: `${SHOP}/p/gown?color=ivory`, day: d2 })
     await tryOn(browserKey, 'wedding-dress', 'train_score_low', { ...browser, page: `${SHOP}/p/gown`, day: d2 })
@@ -97,6 +114,7 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     await tryOn(serverKey, 'wedding-dress', 'train_pretreatment_unavailable', { page: `${SHOP}/p/gown#top`, day: d3 })
     await tryOn(serverKey, 'standard', 'expired', { page: `${SHOP}/p/tee`, day: d3 })
     await tryOn(serverKey, 'standard', 'running', { page: 'https://user:secret@shop.example/p/hat', day: d3 })
+    await tryOn(serverKey, 'standard', 'quality_failed', { page: `${SHOP}/p/hat`, day: d3 })
     await tryOn(otherAccount, 'standard', 'generated', { page: `${SHOP}/p/tee`, day: d1 })
   })
   afterAll(() => db?.close())
@@ -135,8 +153,12 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
         trainScoreLow: 0,
         scoreUnavailable: 0,
         trainPretreatmentUnavailable: 0,
+        qualityFailed: 0,
+        qualityUnchecked: 0,
       }
       group.tryOns++
+      if (m.outcome === 'quality_failed') group.qualityFailed++
+      if (m.unchecked) group.qualityUnchecked++
       if (m.status === 'succeeded') group.delivered++
       else if (m.status === 'reserved') group.running++
       else group.failed++
@@ -172,12 +194,14 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     for (const by of ['day', 'key', 'parent-url', 'origin', 'outcome']) {
       const { total } = await report('--by', by)
       expect(total, by).toMatchObject({
-        tryOns: 9,
+        tryOns: 10,
         creditsCharged: ledger.charged,
         creditsRefunded: ledger.refunded,
-        delivered: 6,
+        delivered: 7,
         failed: 2,
         running: 1,
+        qualityFailed: 1,
+        qualityUnchecked: 1,
       })
       expect(total.trainRendered + total.trainScoreLow + total.scoreUnavailable + total.trainPretreatmentUnavailable).toBe(4)
     }
@@ -224,14 +248,14 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('usage by product page on %s
     const json = await report('--by', 'parent-url')
     const [header, ...lines] = csv.trimEnd().split('\n')
     expect(header).toBe(
-      'parentUrl,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable',
+      'parentUrl,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable,qualityFailed,qualityUnchecked',
     )
     expect(lines.map((line) => line.split(','))).toEqual(
       json.groups.map((group) => Object.values(group).map((value) => (value === null ? '' : String(value)))),
     )
     const empty = (await admin('usage', '--account', browserKey.accountId, '--by', 'key', '--from', '2031-02-01', '--csv')) as string
     expect(empty).toBe(
-      'keyId,displayPrefix,label,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable\n',
+      'keyId,displayPrefix,label,tryOns,delivered,failed,running,creditsCharged,creditsRefunded,trainRendered,trainScoreLow,scoreUnavailable,trainPretreatmentUnavailable,qualityFailed,qualityUnchecked\n',
     )
   })
 
