@@ -13,6 +13,8 @@ import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
 import { manyScanJpeg, webpFlat } from '../../tests/support/hostile-images.ts'
 import { coefficientsOf, writeJpeg } from '../../tests/support/jpeg-writer.ts'
 import { encodeWebpLossyFlat } from '../../tests/support/webp-encoder.ts'
+import { storedPixels } from '../../tests/support/jpeg-exif.ts'
+import { exifSegment, exifWithOrientation, withJpegSegments } from '../../tests/support/photo-metadata.ts'
 
 export interface CorpusFile {
   name: string
@@ -44,6 +46,16 @@ function photo40mp() {
     if ((i & 3) !== 3) image.data[i] = Math.max(0, Math.min(255, image.data[i] + Math.round((next() - 0.5) * 16)))
   }
   return image
+}
+
+/** A 12 MP portrait photo stored as a phone stores it: the pixels sideways (4032 × 3024), EXIF Orientation 6. */
+function phone12mp(): Uint8Array {
+  const upright = drawShopper({ width: 3024, height: 4032, seed: 3 }).image
+  const next = random(12)
+  for (let i = 0; i < upright.data.length; i++) {
+    if ((i & 3) !== 3) upright.data[i] = Math.max(0, Math.min(255, upright.data[i] + Math.round((next() - 0.5) * 16)))
+  }
+  return withJpegSegments(encodeJpeg(storedPixels(upright, 6), 90), [exifSegment(exifWithOrientation(6))])
 }
 
 /** An 8-bit RGBA PNG of zeros: about 160 KB that inflate to 160 MB, the most a 40 MP PNG can ask a decoder for. */
@@ -80,6 +92,7 @@ export async function hostileCorpus(): Promise<CorpusFile[]> {
     { name: 'baseline JPEG 7744×5164 photo', bytes: baseline },
     { name: 'progressive JPEG 7744×5164 photo', bytes: progressive },
     { name: 'progressive JPEG 7744×5164 photo, wedding dress', bytes: progressive, wedding: true },
+    { name: '12 MP phone photo 4032×3024, EXIF Orientation 6', bytes: await cached('phone-12mp-o6.jpg', phone12mp) },
   )
   return files
 }
