@@ -151,3 +151,18 @@ describe('decoding an input once per request', () => {
     expect(decodeImage(person.bytes, 'jpeg', { minLongSide: 1536 }).width).toBe(1291)
   }, 120_000)
 })
+
+describe('a large progressive JPEG read by the local steps', () => {
+  const pixels = makeShopperPhoto({ width: 240, height: 360 }).pixels
+  const progressive = writeJpeg(coefficientsOf(pixels, '4:2:0', 90), { progressive: true })
+  const baseline = writeJpeg(coefficientsOf(pixels, '4:2:0', 90))
+
+  it('is decoded at 1/8 past the pixel count given, its DC scans alone, whatever the long side asked', () => {
+    const eighth = decodeImage(progressive, 'jpeg', { minLongSide: 360, progressiveEighthAbovePixels: 240 * 360 - 1 })
+    expect([eighth.width, eighth.height]).toEqual([30, 45])
+    expect(sameBytes(eighth.data, decodeImage(progressive, 'jpeg', { minLongSide: 1 }).data)).toBe(true)
+    // At or under the count, and for a baseline file (whose scale costs what it saves), the scale asked for.
+    expect(decodeImage(progressive, 'jpeg', { minLongSide: 360, progressiveEighthAbovePixels: 240 * 360 }).width).toBe(240)
+    expect(decodeImage(baseline, 'jpeg', { minLongSide: 360, progressiveEighthAbovePixels: 1 }).width).toBe(240)
+  })
+})
