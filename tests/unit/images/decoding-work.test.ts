@@ -83,14 +83,14 @@ describe('the decoding work of a WebP', () => {
     )
   })
 
-  it('refuses a lossless WebP or a PNG over 16 megapixels, decoded whole, and admits one of 16', () => {
+  it('refuses a lossless WebP or a PNG over 12 megapixels, decoded whole, and admits one of 12', () => {
     expect(workOf(webpFlat({ width: 7000, height: 5000 }))?.refusal).toMatch(
-      /^a lossless WebP of 7000×5000 \(35\.0 megapixels\) is decoded whole, .* send a lossless WebP of at most 16 megapixels, or a JPEG$/,
+      /^a lossless WebP of 7000×5000 \(35\.0 megapixels\) is decoded whole, .* send a lossless WebP of at most 12 megapixels, or a JPEG$/,
     )
-    expect(workOf(webpFlat({ width: 4000, height: 4000 }))).toMatchObject({ work: 16_000_000, refusal: undefined })
+    expect(workOf(webpFlat({ width: 4000, height: 3000 }))).toMatchObject({ work: 12_000_000, refusal: undefined })
     const png = (width: number, height: number) => pngWithHeaders([{ width, height }])
-    expect(workOf(png(4001, 4000))?.refusal).toMatch(/^a PNG of 4001×4000 \(16\.0 megapixels\) is decoded whole/)
-    expect(workOf(png(4000, 4000))?.refusal).toBeUndefined()
+    expect(workOf(png(4001, 3000))?.refusal).toMatch(/^a PNG of 4001×3000 \(12\.0 megapixels\) is decoded whole/)
+    expect(workOf(png(4000, 3000))?.refusal).toBeUndefined()
   })
 
   it('decodes the lossy files it admits, to the size their header gives', () => {
