@@ -32,7 +32,8 @@ export const LOSSY_WEBP_MAX_PIXELS = 2048 * 2048
 
 /**
  * A PNG or a lossless WebP is decoded whole (no reduced-size decode): at most this many pixels (12 MP, 4000 × 3000).
- * At 40 MP one took 1.1–1.4 s of CPU on Deno and a peak of 420–620 MB, at 16 MP 0.8 s and 305 MB, over Supabase's 256 MB
+ * At 40 MP one took 1.1–1.4 s of CPU on Deno and a peak of 420–620 MB, at 16 MP 0.8 s and 305 MB, at 12 MP 0.57 s and
+ * 280 MB for the whole process, against Supabase's 256 MB
  * (docs/decisions.md, "A CPU budget for decoding").
  */
 export const WHOLE_DECODE_MAX_PIXELS = 12_000_000
