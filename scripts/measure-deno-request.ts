@@ -19,7 +19,7 @@
  *
  * `--hostile` sends instead each file of the hostile corpus (scripts/bench/hostile-corpus.ts) as a test key's shopper
  * photo, in a fresh process each, and adds the longest wait of unrelated requests (CORS preflights, answered without
- * the database) sent one after another while it is worked on: how long the isolate's event loop was held.
+ * the database) sent one after another while it is worked on: how long the isolate's event loop was held. HOSTILE_ONLY=regexp sends the files whose name matches it.
  */
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -275,7 +275,7 @@ async function main() {
   /** Each file of the hostile corpus as a test key's shopper photo, with a small garment photo. */
   async function measureHostile() {
     const garment = encodeBase64(small.garment)
-    for (const file of await hostileCorpus()) {
+    for (const file of (await hostileCorpus()).filter((f) => new RegExp(process.env.HOSTILE_ONLY ?? '').test(f.name))) {
       const body = { userPhoto: encodeBase64(file.bytes), productImage: garment, productType: file.wedding ? 'wedding-dress' : undefined }
       const measurements: Measurement[] = []
       for (let i = 0; i < runs; i++) measurements.push(await measure(body, undefined, undefined, true))

@@ -1,15 +1,18 @@
 import type { InputImage } from '../engine/types.ts'
 import { encodeJpeg, type DecodeBudget } from '../engine/local/codecs/index.ts'
+import { DEFAULT_OUTPUT_SIDE } from '../engine/local/index.ts'
 import { decodeUpright } from '../engine/local/upright.ts'
 
 /** Never more than half the photo again: a pre-treatment adds room, it does not change the picture. */
 const MAX_SHARE = 0.5
 /**
  * The padded photo is made at no more than engines take (providers are sent about 2048 px, the local engine keeps
- * 1536): a JPEG decoded at the DCT scale that still gives 2048 px, anything larger shrunk to 4096. A 40 MP photo
- * padded at full size was 60 MP to encode, over the pixel limit the engine then holds it to.
+ * 1536): a JPEG decoded at the DCT scale that still gives the local engine's 1536 px (a 12 MP photo at 2016 px, a
+ * 40 MP one at 1936), the copy the pre-treatment already decoded for its analysis, so the photo is decoded once; any
+ * other image shrunk to 4096. A 40 MP photo padded at full size was 60 MP to encode, over the pixel limit the engine
+ * then holds it to; at 2048 px, a 40 MP progressive JPEG was decoded a second time at half scale (about a second).
  */
-const PADDED_MIN_LONG_SIDE = 2048
+const PADDED_MIN_LONG_SIDE = DEFAULT_OUTPUT_SIDE
 const PADDED_MAX_LONG_SIDE = 4096
 
 /**

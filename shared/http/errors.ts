@@ -45,7 +45,9 @@ export const errorCatalogue = {
   },
   image_too_complex: {
     status: 400,
-    when: 'Decoding an image would take more work than a request may spend: too many progressive JPEG scans, or a large lossy WebP.',
+    when:
+      'Decoding an image would take more work than a request may spend: too many progressive JPEG scans, a lossy WebP over ' +
+      '2048 × 2048, or a PNG or lossless WebP over 12 megapixels.',
     message: 'userPhoto: it has more than the 100 progressive scans a JPEG may have; re-save it as a baseline JPEG',
   },
   person_not_found: {

@@ -30,6 +30,14 @@ export function jpegScanWork(blocks: number, spectralStart: number, spectralEnd:
 /** A lossy WebP (VP8) cannot be decoded at a reduced size: at most this many pixels (2048 × 2048) are decoded. */
 export const LOSSY_WEBP_MAX_PIXELS = 2048 * 2048
 
+/**
+ * A PNG or a lossless WebP is decoded whole (no reduced-size decode): at most this many pixels (12 MP, 4000 × 3000).
+ * At 40 MP one took 1.1–1.4 s of CPU on Deno and a peak of 420–620 MB, at 16 MP 0.8 s and 305 MB, at 12 MP 0.57 s and
+ * 280 MB for the whole process, against Supabase's 256 MB
+ * (docs/decisions.md, "A CPU budget for decoding").
+ */
+export const WHOLE_DECODE_MAX_PIXELS = 12_000_000
+
 export interface DecodingWork {
   /** What the decoder would do, in the unit of `limit`. */
   work: number
@@ -40,7 +48,7 @@ export interface DecodingWork {
 
 /**
  * The decoding work of an image whose header intake has read (`info`): for a JPEG its scans and coefficient steps, for a
- * lossy WebP its pixels; every other image decodes in time proportional to its pixels, which intake already bounds.
+ * WebP or a PNG its pixels (decoded whole, a PNG or lossless WebP in time and memory proportional to them).
  */
 export function decodingWork(bytes: Uint8Array, info: DecodedImageInfo): DecodingWork | null {
   if (info.format === 'jpeg') return jpegWork(bytes)
@@ -53,6 +61,17 @@ export function decodingWork(bytes: Uint8Array, info: DecodedImageInfo): Decodin
           `${(LOSSY_WEBP_MAX_PIXELS / 1e6).toFixed(1)} megapixels (2048×2048), or a JPEG or PNG`
         : undefined
     return { work: pixels, limit: LOSSY_WEBP_MAX_PIXELS, refusal }
+  }
+  if (info.format === 'png' || info.format === 'webp') {
+    const pixels = info.width * info.height
+    const kind = info.format === 'png' ? 'PNG' : 'lossless WebP'
+    const refusal =
+      pixels > WHOLE_DECODE_MAX_PIXELS
+        ? `a ${kind} of ${info.width}×${info.height} (${(pixels / 1e6).toFixed(1)} megapixels) is decoded whole, and above ` +
+          `${WHOLE_DECODE_MAX_PIXELS / 1e6} megapixels that takes more memory and time than a request has; send a ${kind} of at ` +
+          `most ${WHOLE_DECODE_MAX_PIXELS / 1e6} megapixels, or a JPEG`
+        : undefined
+    return { work: pixels, limit: WHOLE_DECODE_MAX_PIXELS, refusal }
   }
   return null
 }

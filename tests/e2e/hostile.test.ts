@@ -13,6 +13,7 @@ import {
   manyScanJpegArbitrary,
   pngWithHeaders,
   webpCanvasAndFrame,
+  webpFlat,
 } from '../support/hostile-images.ts'
 import { encodeWebpLossyFlat } from '../support/webp-encoder.ts'
 import { countingBilling, expectErrorBody, postTryOn, startTestStack, type TestStack } from '../support/stack.ts'
@@ -268,6 +269,8 @@ describe('hostile input', () => {
       ['a 40 MP progressive JPEG of 10 full-band scans', () => manyScanJpeg({ width: 7296, height: 5472, scans: 10 }), /decoding work/],
       ['a 40 MP lossy WebP (72 KB)', () => encodeWebpLossyFlat(7296, 5472), /lossy WebP of 7296×5472/],
       ['a 40 MP lossy WebP with alpha', () => encodeWebpLossyFlat(7296, 5472, { alpha: true }), /cannot be decoded at a reduced size/],
+      ['a 40 MP PNG (decoded whole)', () => pngWithHeaders([{ width: 7296, height: 5472 }]), /a PNG of 7296×5472 .* decoded whole/],
+      ['a 40 MP lossless WebP (1 KB)', () => webpFlat({ width: 7296, height: 5472 }), /a lossless WebP of 7296×5472 .* decoded whole/],
     ])('refuses %s with 400 image_too_complex, from its headers, and charges nothing', async (_, build, message) => {
       const before = await t.ledger(key)
       calls.length = 0

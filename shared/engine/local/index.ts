@@ -16,7 +16,8 @@ export interface LocalEngineOptions {
   jpegQuality?: number
 }
 
-const DEFAULT_OUTPUT_SIDE = 1536
+/** The long side the engine keeps of a shopper photo; the steps of a wedding dress read the photo at it too, so it is decoded once. */
+export const DEFAULT_OUTPUT_SIDE = 1536
 /** Silhouette analysis runs on a small copy: landmarks need shape, not detail. */
 const ANALYSIS_SIDE = 320
 /** The garment is warped from a copy this large at most; more would be scaled away again. */

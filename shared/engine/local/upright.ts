@@ -22,11 +22,47 @@ export interface UprightOptions {
 export function decodeUpright(input: InputImage, options: UprightOptions = {}): RgbaImage {
   const { side, budget } = options
   const fit = options.maxSide ?? side
-  // The decoder checks the size it allocates against the stored size intake read, whatever later headers say.
-  const decoded = decodeImage(input.bytes, input.format, { minLongSide: side, expected: storedSize(input), budget })
-  const small = fit === undefined ? decoded : downscaleToFit(decoded, fit)
+  const decoded = decodeOnce(input, side, budget)
+  let small = fit === undefined ? decoded : downscaleToFit(decoded, fit)
+  // The request's copy stays as decoded for the next step: what is converted, turned or handed on is another array.
+  if (small === decoded && budget?.copies) small = { width: decoded.width, height: decoded.height, data: decoded.data.slice() }
   if (input.colourProfile) convertToSrgb(input.colourProfile, small.data)
   return orientImage(small, input.orientation ?? 1)
+}
+
+/**
+ * The local steps read a progressive JPEG of more than 24 MP (6000 × 4000) at 1/8 of its size, its DC scans alone: a
+ * 40 MP one at 968 px instead of 1936. Finer, every coefficient of every scan is read whatever the scale: about 1 s of
+ * CPU for 40 MP here and more on Deno, which with a wedding dress's steps passed Supabase's 2 s a request
+ * (docs/decisions.md, "A CPU budget for decoding"). A provider's re-encode (shared/engine/providers/images.ts) still
+ * decodes at the size the provider takes.
+ */
+export const LOCAL_PROGRESSIVE_EIGHTH_ABOVE = 24_000_000
+
+/**
+ * An input decoded once per request: the copy `budget` holds when it was decoded for at least `side` (or whole), else
+ * decoded now, at the scale for `side`, and held instead of a smaller one. A decode that failed fails again at no cost.
+ * The pixels of a reused copy are those of a larger DCT scale shrunk, within a level or two of decoding at the smaller.
+ */
+function decodeOnce(input: InputImage, side: number | undefined, budget: DecodeBudget | undefined): RgbaImage {
+  const copies = budget?.copies
+  const held = copies?.get(input.bytes)
+  if (held && 'error' in held) throw held.error
+  if (held && (held.side === undefined || (side !== undefined && held.side >= side))) return held.image
+  try {
+    // The decoder checks the size it allocates against the stored size intake read, whatever later headers say.
+    const image = decodeImage(input.bytes, input.format, {
+      minLongSide: side,
+      expected: storedSize(input),
+      budget,
+      progressiveEighthAbovePixels: LOCAL_PROGRESSIVE_EIGHTH_ABOVE,
+    })
+    copies?.set(input.bytes, { side, image })
+    return image
+  } catch (error) {
+    copies?.set(input.bytes, { error })
+    throw error
+  }
 }
 
 /**

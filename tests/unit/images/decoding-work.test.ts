@@ -4,7 +4,7 @@ import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
 import { createDecodeBudget, ImageTooComplexError } from '../../../shared/engine/local/codecs/raster.ts'
 import { decodingWork, JPEG_MAX_SCANS, JPEG_WORK_PER_BLOCK, LOSSY_WEBP_MAX_PIXELS } from '../../../shared/images/decoding-work.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
-import { manyScanJpeg, manyScanJpegArbitrary, webpFlat } from '../../support/hostile-images.ts'
+import { manyScanJpeg, manyScanJpegArbitrary, pngWithHeaders, webpFlat } from '../../support/hostile-images.ts'
 import { blankCoefficients, writeJpeg, type JpegLayout } from '../../support/jpeg-writer.ts'
 import { encodeWebpLossyFlat } from '../../support/webp-encoder.ts'
 
@@ -83,8 +83,14 @@ describe('the decoding work of a WebP', () => {
     )
   })
 
-  it('leaves a lossless WebP to the pixel limit: it decodes in time proportional to its pixels', () => {
-    expect(workOf(webpFlat({ width: 7000, height: 5000 }))).toBeNull()
+  it('refuses a lossless WebP or a PNG over 12 megapixels, decoded whole, and admits one of 12', () => {
+    expect(workOf(webpFlat({ width: 7000, height: 5000 }))?.refusal).toMatch(
+      /^a lossless WebP of 7000×5000 \(35\.0 megapixels\) is decoded whole, .* send a lossless WebP of at most 12 megapixels, or a JPEG$/,
+    )
+    expect(workOf(webpFlat({ width: 4000, height: 3000 }))).toMatchObject({ work: 12_000_000, refusal: undefined })
+    const png = (width: number, height: number) => pngWithHeaders([{ width, height }])
+    expect(workOf(png(4001, 3000))?.refusal).toMatch(/^a PNG of 4001×3000 \(12\.0 megapixels\) is decoded whole/)
+    expect(workOf(png(4000, 3000))?.refusal).toBeUndefined()
   })
 
   it('decodes the lossy files it admits, to the size their header gives', () => {

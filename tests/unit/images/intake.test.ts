@@ -167,7 +167,14 @@ describe('image intake limits', () => {
     const error = await apiError(intake(base64Of(png(8000, 6000))))
     expect(error.code).toBe('image_too_large')
     expect(error.message).toBe('userPhoto: image is 8000×6000 (48.0 megapixels); images may have at most 40 megapixels')
-    expect(await intake(base64Of(png(8000, 5000)))).toMatchObject({ width: 8000, height: 5000 })
+    expect(await intake(base64Of(jpeg(8000, 5000)))).toMatchObject({ width: 8000, height: 5000 })
+  })
+
+  it('refuses a PNG over 12 megapixels as image_too_complex: it is decoded whole', async () => {
+    const error = await apiError(intake(base64Of(png(8000, 5000))))
+    expect(error.code).toBe('image_too_complex')
+    expect(error.message).toMatch(/^userPhoto: a PNG of 8000×5000 \(40\.0 megapixels\) is decoded whole/)
+    expect(await intake(base64Of(png(4000, 3000)))).toMatchObject({ width: 4000, height: 3000 })
   })
 
   // A format recognised by its signature is named; anything else is "not a readable" image.

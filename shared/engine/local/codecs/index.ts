@@ -20,6 +20,8 @@ export {
 export interface DecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs; JPEG uses it to decode at a reduced scale. */
   minLongSide?: number
+  /** A progressive JPEG of more pixels is decoded at 1/8, its DC terms alone (jpeg-decoder.ts). */
+  progressiveEighthAbovePixels?: number
 }
 
 /**

@@ -15,6 +15,11 @@ import { checkAllocation, ImageDecodeError, ImageTooComplexError, type Allocatio
 export interface JpegDecodeOptions extends AllocationLimits {
   /** The smallest long side the caller needs: lets the decoder drop resolution in the DCT domain (1/2, 1/4, 1/8). */
   minLongSide?: number
+  /**
+   * A progressive JPEG of more pixels than this is decoded at 1/8 whatever `minLongSide` asks: at any finer scale every
+   * coefficient of every scan is read (about a second for 40 MP), at 1/8 only the DC scans.
+   */
+  progressiveEighthAbovePixels?: number
 }
 
 interface FrameComponent extends ScanComponent {
@@ -212,6 +217,7 @@ function readFrame(bytes: Uint8Array, p: number, progressive: boolean, options: 
   let scale = 8
   const wanted = minLongSide > 0 ? minLongSide : Infinity
   while (scale > 1 && Math.ceil(Math.max(width, height) / scale) < wanted) scale >>= 1
+  if (progressive && width * height > (options.progressiveEighthAbovePixels ?? Infinity)) scale = 8
   const specs = []
   let hMax = 1
   let vMax = 1

@@ -253,110 +253,246 @@ export function scanGeometry(scan: ScanParams): { total: number; perLine: number
   return { total: scan.mcusPerLine * scan.mcusPerColumn, perLine: scan.mcusPerLine }
 }
 
+/*
+ * The progressive AC scans keep the bit reader's state in locals and top it up in line, as the sequential scans do
+ * (jpeg-sequential-scan.ts): a short code costs one table lookup, a long code (rare) goes through BitReader.decode,
+ * and the correction bits of a refinement past the buffered ones through BitReader.fill. Reading the reader's
+ * properties for every bit cost about a quarter more.
+ */
+const PEEK_MASK = (1 << LOOKUP_BITS) - 1
+/** Bits in the buffer before each code: one the lookup resolves (up to 9 bits), then its value or run (up to 15). */
+const READY = 25
+const MAX_OVERRUN = 256
+
+function corruptCoefficient(): never {
+  throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
+}
+
+function truncated(): never {
+  throw new ImageDecodeError('the JPEG data is truncated or corrupt')
+}
+
 /** Decodes one progressive AC scan (first pass or refinement); returns the position just after its entropy-coded data. */
 export function decodeProgressiveAcScan(data: Uint8Array, start: number, scan: ScanParams): number {
-  const reader = new BitReader(data, start)
-  const { spectralStart: ss, spectralEnd: se, approxHigh: ah, approxLow: al } = scan
-  let eobrun = 0
+  // AC scans hold one component (T.81 G.1.1.1.1), so an MCU is one block.
+  return scan.approxHigh === 0 ? decodeFirstAcScan(data, start, scan) : decodeRefineAcScan(data, start, scan)
+}
 
-  const firstAc = (c: ScanComponent, off: number): void => {
-    const coefs = c.coefficients
-    if (eobrun > 0) {
-      eobrun--
-      return
+/** A first pass over a band of AC coefficients, as libjpeg's decode_mcu_AC_first. */
+function decodeFirstAcScan(data: Uint8Array, start: number, scan: ScanParams): number {
+  const c = scan.components[0]
+  const { spectralStart: ss, spectralEnd: se, approxLow: al } = scan
+  const coefs = c.coefficients
+  const lastNonzero = c.lastNonzero
+  const table = c.acTable!
+  const lookup = table.lookup
+  const blocksPerLine = c.blocksPerLine
+  const { total, perLine } = scanGeometry(scan)
+  const interval = scan.restartInterval > 0 ? scan.restartInterval : total
+  const reader = new BitReader(data, start)
+  const length = data.length
+  let pos = start
+  let buffer = 0
+  let count = 0
+  let overrun = 0
+  let eobrun = 0
+  let untilRestart = interval
+  for (let mcu = 0; mcu < total; mcu++) {
+    if (untilRestart-- === 0) {
+      reader.pos = pos
+      reader.restart()
+      pos = reader.pos
+      buffer = count = overrun = 0
+      eobrun = 0
+      untilRestart = interval - 1
     }
+    if (eobrun > 0) {
+      // A run of end-of-band blocks has nothing to read: passed over a whole run at once, within the restart interval.
+      const run = Math.min(eobrun, untilRestart + 1, total - mcu)
+      eobrun -= run
+      mcu += run - 1
+      untilRestart -= run - 1
+      continue
+    }
+    const row = (mcu / perLine) | 0
+    const block = row * blocksPerLine + mcu - row * perLine
+    const off = block * 64
     let last = 0
     for (let k = ss; k <= se; ) {
-      const rs = reader.decode(c.acTable!)
+      if (count < READY) {
+        do {
+          let byte = 0
+          if (pos >= length) overrun++
+          else if ((byte = data[pos]) !== 0xff) pos++
+          else if (data[pos + 1] === 0) pos += 2
+          else {
+            byte = 0
+            overrun++
+          }
+          buffer = (buffer << 8) | byte
+          count += 8
+        } while (count < READY)
+        if (overrun > MAX_OVERRUN) truncated()
+      }
+      let rs = lookup[(buffer >>> (count - LOOKUP_BITS)) & PEEK_MASK]
+      if (rs !== 0) {
+        count -= rs >> 8
+        rs &= 255
+      } else {
+        reader.buffer = buffer
+        reader.count = count
+        reader.pos = pos
+        reader.overrun = overrun
+        rs = reader.decode(table)
+        reader.fill()
+        ;({ buffer, count, pos, overrun } = reader)
+      }
       const s = rs & 15
       const r = rs >> 4
       if (s === 0) {
         if (r < 15) {
-          eobrun = (1 << r) - 1 + reader.bits(r)
+          count -= r
+          eobrun = (1 << r) - 1 + ((buffer >>> count) & ((1 << r) - 1))
           break
         }
         k += 16
         continue
       }
       k += r
-      if (k > 63) throw new ImageDecodeError('the JPEG data is corrupt (coefficient out of range)')
-      coefs[off + ZIGZAG[k]] = reader.receiveExtend(s) * (1 << al)
+      if (k > 63) corruptCoefficient()
+      count -= s
+      const bits = (buffer >>> count) & ((1 << s) - 1)
+      coefs[off + ZIGZAG[k]] = (bits < 1 << (s - 1) ? bits - (1 << s) + 1 : bits) * (1 << al)
       last = k
       k++
     }
-    if (last > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = last
+    if (last > lastNonzero[block]) lastNonzero[block] = last
   }
+  return pos
+}
 
-  // Successive-approximation refinement of AC coefficients, as libjpeg's decode_mcu_AC_refine.
-  const refineAc = (c: ScanComponent, off: number): void => {
-    const coefs = c.coefficients
-    const p1 = 1 << al
-    const m1 = -1 << al
+/** Successive-approximation refinement of AC coefficients, as libjpeg's decode_mcu_AC_refine. */
+function decodeRefineAcScan(data: Uint8Array, start: number, scan: ScanParams): number {
+  const c = scan.components[0]
+  const { spectralStart: ss, spectralEnd: se, approxLow: al } = scan
+  const p1 = 1 << al
+  const m1 = -1 << al
+  const coefs = c.coefficients
+  const lastNonzero = c.lastNonzero
+  const table = c.acTable!
+  const lookup = table.lookup
+  const blocksPerLine = c.blocksPerLine
+  const { total, perLine } = scanGeometry(scan)
+  const interval = scan.restartInterval > 0 ? scan.restartInterval : total
+  const reader = new BitReader(data, start)
+  const length = data.length
+  let pos = start
+  let buffer = 0
+  let count = 0
+  let overrun = 0
+  let eobrun = 0
+  let untilRestart = interval
+  for (let mcu = 0; mcu < total; mcu++) {
+    if (untilRestart-- === 0) {
+      reader.pos = pos
+      reader.restart()
+      pos = reader.pos
+      buffer = count = overrun = 0
+      eobrun = 0
+      untilRestart = interval - 1
+    }
+    const row = (mcu / perLine) | 0
+    const block = row * blocksPerLine + mcu - row * perLine
+    // In a run of end-of-band blocks, one with no coefficient in the band yet has no correction bit to read.
+    if (eobrun > 0 && lastNonzero[block] < ss) {
+      eobrun--
+      continue
+    }
+    const off = block * 64
     let k = ss
     if (eobrun === 0) {
       for (; k <= se; k++) {
-        const rs = reader.decode(c.acTable!)
+        if (count < READY) {
+          do {
+            let byte = 0
+            if (pos >= length) overrun++
+            else if ((byte = data[pos]) !== 0xff) pos++
+            else if (data[pos + 1] === 0) pos += 2
+            else {
+              byte = 0
+              overrun++
+            }
+            buffer = (buffer << 8) | byte
+            count += 8
+          } while (count < READY)
+          if (overrun > MAX_OVERRUN) truncated()
+        }
+        let rs = lookup[(buffer >>> (count - LOOKUP_BITS)) & PEEK_MASK]
+        if (rs !== 0) {
+          count -= rs >> 8
+          rs &= 255
+        } else {
+          reader.buffer = buffer
+          reader.count = count
+          reader.pos = pos
+          reader.overrun = overrun
+          rs = reader.decode(table)
+          reader.fill()
+          ;({ buffer, count, pos, overrun } = reader)
+        }
         let r = rs >> 4
         let s = rs & 15
-        if (s !== 0) s = reader.bit() ? p1 : m1
-        else if (r !== 15) {
-          eobrun = (1 << r) + reader.bits(r)
+        if (s !== 0) {
+          count--
+          s = (buffer >>> count) & 1 ? p1 : m1
+        } else if (r !== 15) {
+          count -= r
+          eobrun = (1 << r) + ((buffer >>> count) & ((1 << r) - 1))
           break
         }
         do {
           const z = off + ZIGZAG[k]
-          if (coefs[z] !== 0) {
-            if (reader.bit() && (coefs[z] & p1) === 0) coefs[z] += coefs[z] >= 0 ? p1 : m1
+          const v = coefs[z]
+          if (v !== 0) {
+            if (count === 0) {
+              reader.buffer = buffer
+              reader.count = count
+              reader.pos = pos
+              reader.overrun = overrun
+              reader.fill()
+              ;({ buffer, count, pos, overrun } = reader)
+            }
+            count--
+            if ((buffer >>> count) & 1 && (v & p1) === 0) coefs[z] = v + (v >= 0 ? p1 : m1)
           } else if (--r < 0) break
           k++
         } while (k <= se)
         if (s !== 0 && k <= 63) {
           coefs[off + ZIGZAG[k]] = s
-          if (k > c.lastNonzero[off >> 6]) c.lastNonzero[off >> 6] = k
+          if (k > lastNonzero[block]) lastNonzero[block] = k
         }
       }
     }
     if (eobrun > 0) {
       // Past the block's last nonzero term every coefficient is zero and has no correction bit to read.
-      const stop = Math.min(se, c.lastNonzero[off >> 6])
+      const stop = Math.min(se, lastNonzero[block])
       for (; k <= stop; k++) {
         const z = off + ZIGZAG[k]
-        if (coefs[z] !== 0 && reader.bit() && (coefs[z] & p1) === 0) coefs[z] += coefs[z] >= 0 ? p1 : m1
+        const v = coefs[z]
+        if (v === 0) continue
+        if (count === 0) {
+          reader.buffer = buffer
+          reader.count = count
+          reader.pos = pos
+          reader.overrun = overrun
+          reader.fill()
+          ;({ buffer, count, pos, overrun } = reader)
+        }
+        count--
+        if ((buffer >>> count) & 1 && (v & p1) === 0) coefs[z] = v + (v >= 0 ? p1 : m1)
       }
       eobrun--
     }
   }
-
-  // AC scans hold one component (T.81 G.1.1.1.1), so an MCU is one block.
-  const c = scan.components[0]
-  const decodeBlock = ah === 0 ? firstAc : refineAc
-  const { total, perLine } = scanGeometry(scan)
-  const interval = scan.restartInterval > 0 ? scan.restartInterval : total
-  let untilRestart = interval
-  for (let mcu = 0; mcu < total; mcu++) {
-    if (untilRestart-- === 0) {
-      reader.restart()
-      eobrun = 0
-      untilRestart = interval - 1
-    }
-    const row = (mcu / perLine) | 0
-    const block = row * c.blocksPerLine + mcu - row * perLine
-    if (eobrun > 0) {
-      // A run of end-of-band blocks has nothing to read in a first pass, nor in a refinement for a block with no
-      // coefficient in the band yet: such blocks are passed over, a whole run at once, within the restart interval.
-      if (ah === 0) {
-        const run = Math.min(eobrun, untilRestart + 1, total - mcu)
-        eobrun -= run
-        mcu += run - 1
-        untilRestart -= run - 1
-        continue
-      }
-      if (c.lastNonzero[block] < ss) {
-        eobrun--
-        continue
-      }
-    }
-    decodeBlock(c, block * 64)
-  }
-  return reader.pos
+  return pos
 }

@@ -40,7 +40,15 @@ export interface DecodeBudget {
   /** The work taken so far, and what is left. */
   readonly workSpent: number
   readonly workRemaining: number
+  /**
+   * The request's decoded copy of each input, by its bytes: a later step that needs no more detail reuses it instead of
+   * decoding the same bytes again (shared/engine/local/upright.ts). Absent, every step decodes for itself.
+   */
+  readonly copies?: WeakMap<Uint8Array, DecodedCopy>
 }
+
+/** An input decoded once for a request: at the scale for `side` (undefined: full size), or the error its decoding threw. */
+export type DecodedCopy = { side: number | undefined; image: RgbaImage } | { error: unknown }
 
 /** Work allowed per decoded pixel of the budget: eight coefficient steps (512 a block of 64 pixels, as one image may take). */
 const WORK_PER_PIXEL = 8
@@ -49,6 +57,7 @@ export function createDecodeBudget(pixels: number, work = pixels * WORK_PER_PIXE
   let remaining = pixels
   let workSpent = 0
   return {
+    copies: new WeakMap(),
     spendWork(steps) {
       if (workSpent + steps > work) {
         throw new ImageTooComplexError(`decoding it would take this request past its budget of ${work} steps of decoding work`)
