@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import type { TrainGuidance } from '../shared/bridal/ports.ts'
-import { createDecodeBudget } from '../shared/engine/local/codecs/raster.ts'
+import { createDecodeBudget } from '../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../shared/engine/local/steps.ts'
 import type { LocalCall, LocalReply } from './local-workers.ts'
 

@@ -7,8 +7,8 @@
 import { zlibSync } from 'fflate'
 import { decode as fastPngDecode } from 'fast-png'
 import { chunk, concat, encodePng } from '../devstack/samples/png-encoder.ts'
-import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
-import { decodePng } from '../shared/engine/local/codecs/png-decoder.ts'
+import type { RgbaImage } from '../shared/images/codecs/raster.ts'
+import { decodePng } from '../shared/images/codecs/png-decoder.ts'
 
 function photo(width: number, height: number): RgbaImage {
   const data = new Uint8Array(width * height * 4)

@@ -1,5 +1,5 @@
 import type { DecodedImageInfo, DisplayTransform } from '../images/types.ts'
-import type { DecodeBudget } from './local/codecs/raster.ts'
+import type { DecodeBudget } from '../images/codecs/raster.ts'
 
 /** What the shopper tries on: a wedding dress adds the train steps, and is priced and refunded by its own rules. */
 export type ProductKind = 'standard' | 'wedding-dress'

@@ -3,7 +3,7 @@ import { createLocalPretreatment, trainFor } from '../../../shared/bridal/local-
 import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
 import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
-import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { padWithFloor } from '../../../shared/bridal/floor-room.ts'
 import { analyseShopper, createLocalEngine, floorRowsIn, shopperPixels } from '../../../shared/engine/local/index.ts'
 import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
