@@ -14,9 +14,9 @@ import { removeDeletedResults } from '../shared/storage/deletions.ts'
 import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
 import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
-import { createGuardedFetch } from './guarded-fetch.ts'
-import { createWorkerLocalSteps } from './local-workers.ts'
-import { createLocalStore, storageRoot } from '../supabase/functions/tryon-api/local-store.ts'
+import { createGuardedFetch } from '../adapters/guarded-fetch.ts'
+import { createWorkerLocalSteps } from '../adapters/local-workers.ts'
+import { createLocalStore, storageRoot } from '../adapters/local-store.ts'
 import { applyMigrations, ensureSupabaseRoles, MigrationHistoryError } from './migrations.ts'
 
 export interface DevStackOptions {

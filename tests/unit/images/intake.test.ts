@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createGuardedFetch } from '../../../devstack/guarded-fetch.ts'
+import { createGuardedFetch } from '../../../adapters/guarded-fetch.ts'
 import { ApiError } from '../../../shared/http/errors.ts'
 import { type LargeString, parseJsonBytes } from '../../../shared/encoding/json-bytes.ts'
 import { createImageFetcher, type ImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'

@@ -1,5 +1,5 @@
 /**
- * A worker thread of devstack/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
+ * A worker thread of adapters/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
  * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
  * and what the call spent of the budget.
  */
