@@ -14,6 +14,7 @@ import {
   GATEWAY_NOT_FOUND,
   insufficientCredits,
   limitExceeded,
+  toApiError,
   type ErrorCode,
 } from './http/errors.ts'
 import { API_KEY_SCHEME, PUBLIC_PATH } from './http/openapi.ts'
@@ -21,7 +22,7 @@ import { bodyTooLarge, invalidRequest, readTryOnBody, tryOnInputOf, type TryOnBo
 import { preflightRoute, shareRoute, tryOnRoute } from './http/routes.ts'
 import type { TryOnSuccessBody } from './http/schemas.ts'
 import { shareHandler } from './http/share.ts'
-import { apiErrorOf } from './tryon/outcomes.ts'
+import { failureOf } from './tryon/outcomes.ts'
 import { runTryOn } from './tryon/run.ts'
 
 type Env = {
@@ -196,12 +197,13 @@ async function keyFirst(deps: Deps, refusal: ApiError, c: Context<Env>): Promise
   return verdict === 'ok' ? refusal : keyRefusal(verdict)
 }
 
-function toApiError(deps: Deps, error: unknown, c: Context<Env>): ApiError {
+function answerOf(deps: Deps, error: unknown, c: Context<Env>): ApiError {
   // A 4xx of Hono's own (a validator's) is a malformed request; anything else goes through the one mapping.
   if (!(error instanceof ApiError) && error instanceof HTTPException && error.status < 500) {
     return new ApiError('invalid_request', error.message || 'Bad request')
   }
-  return apiErrorOf(error, { log: deps.log, context: { requestId: c.get('requestId') }, during: 'request' })
+  if (error instanceof ApiError) return error
+  return toApiError(failureOf(error, { log: deps.log, context: { requestId: c.get('requestId') }, during: 'request' }))
 }
 
 async function renderError(deps: Deps, error: Error, c: Context<Env>): Promise<Response> {
@@ -210,11 +212,11 @@ async function renderError(deps: Deps, error: Error, c: Context<Env>): Promise<R
     c.set('clientClosed', error.message)
     return new Response(null, { status: CLIENT_CLOSED_REQUEST })
   }
-  let apiError = toApiError(deps, error, c)
+  let apiError = answerOf(deps, error, c)
   try {
     apiError = await keyFirst(deps, apiError, c)
   } catch (failure) {
-    apiError = toApiError(deps, failure, c)
+    apiError = answerOf(deps, failure, c)
   }
   c.set('errorCode', apiError.code)
   return c.json(apiError.body, apiError.status, apiError.headers)

@@ -1,5 +1,5 @@
 import { garmentCategoryOf } from '../engine/category.ts'
-import { TryOnFailure } from '../engine/failure.ts'
+import { TryOnFailure } from '../failure.ts'
 import { generatedImageOf, wholeImage } from '../engine/outcome.ts'
 import type { GeneratedImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import type { Logger } from '../log.ts'

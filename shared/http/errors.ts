@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception'
+import type { TryOnFailure } from '../failure.ts'
 
 /** An entry of the error catalogue: the HTTP status, when the code is answered, and its message or an example of it. */
 interface CatalogueEntry {
@@ -194,7 +195,6 @@ export const authenticationRequired = () => catalogued('authentication_required'
 export const insufficientCredits = () => catalogued('insufficient_credits')
 export const databaseUnavailable = () => catalogued('database_unavailable')
 export const internalError = () => catalogued('internal_error')
-export const generationFailed = () => catalogued('generation_failed')
 
 /** The abuse limits' 429s; every one carries Retry-After and charges nothing. */
 export function limitExceeded(
@@ -207,4 +207,15 @@ export function limitExceeded(
 /** A settlement may have committed and the database could not be asked again (DESIGN.md §4, issue 19). */
 export function settlementUnknown(tryOnId: string): ApiError {
   return new ApiError('settlement_unknown', errorCatalogue.settlement_unknown.message.replace(EXAMPLE_TRY_ON_ID, tryOnId))
+}
+
+/**
+ * The one translation from the domain's failure (shared/failure.ts) to the answer: its code, the catalogue's words
+ * unless the failure's own are the caller's, and when to retry.
+ */
+export function toApiError(failure: TryOnFailure): ApiError {
+  if (failure.kind === 'settlement_unknown' && failure.tryOnId) return settlementUnknown(failure.tryOnId)
+  const message = failure.tellsCaller ? failure.message : errorCatalogue[failure.kind].message
+  const wait = failure.retryAfterSeconds
+  return new ApiError(failure.kind, message, wait === undefined ? {} : { 'Retry-After': String(wait) })
 }

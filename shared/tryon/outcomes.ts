@@ -1,9 +1,8 @@
 import { DatabaseUnavailable } from '../billing/store.ts'
 import type { BridalReason } from '../bridal/pipeline.ts'
 import type { BridalSteps, TrainPretreatment } from '../bridal/ports.ts'
-import { TryOnFailure, type FailureKind } from '../engine/failure.ts'
 import type { EngineOutcome, TryOnEngine } from '../engine/types.ts'
-import { ApiError, databaseUnavailable, errorCatalogue, internalError, type ErrorCode } from '../http/errors.ts'
+import { TryOnFailure } from '../failure.ts'
 import type { Logger } from '../log.ts'
 
 /**
@@ -91,25 +90,6 @@ export function withBridalScenario(steps: BridalSteps, scenario: Scenario | unde
   }
 }
 
-/** The error code each expected failure is answered with. */
-const failureCodes: Record<FailureKind, ErrorCode> = {
-  content_rejected: 'ai_content_rejected',
-  unsupported_image: 'unsupported_image',
-  person_not_found: 'person_not_found',
-  generation_failed: 'generation_failed',
-  bridal_preprocessing_failed: 'bridal_preprocessing_failed',
-  service_busy: 'service_busy',
-}
-
-/** What the caller is answered for an expected failure. */
-export function answerOf(failure: TryOnFailure): ApiError {
-  const code = failureCodes[failure.kind]
-  // An unsupported image is told why; every other failure in the catalogue's fixed words.
-  const message = failure.kind === 'unsupported_image' ? failure.message : errorCatalogue[code].message
-  const wait = failure.retryAfterSeconds
-  return new ApiError(code, message, wait === undefined ? {} : { 'Retry-After': String(wait) })
-}
-
 /** Where an error surfaced, which names its log line: in a try-on's steps, or anywhere else in a request. */
 const unexpectedLogs = {
   request: { databaseUnavailable: 'database unavailable', unexpected: 'unhandled error' },
@@ -126,22 +106,23 @@ export interface FailureReport {
 }
 
 /**
- * The one mapping from anything thrown to the answer the caller gets. An ApiError is one already and an
- * expected failure has its code; anything else is a 500: the database out of reach, the deadline passed, or a
- * bug, logged with its stack.
+ * The one mapping from anything thrown to the failure the caller is answered with (shared/http/errors.ts,
+ * `toApiError`). An expected failure is one already; anything else is the service's: the database out of reach,
+ * the deadline passed, or a bug, logged with its stack.
  */
-export function apiErrorOf(error: unknown, report: FailureReport): ApiError {
-  if (error instanceof ApiError) return error
-  if (error instanceof TryOnFailure) return answerOf(error)
+export function failureOf(error: unknown, report: FailureReport): TryOnFailure {
+  if (error instanceof TryOnFailure) return error
   const logs = unexpectedLogs[report.during]
   if (error instanceof DatabaseUnavailable) {
     report.log({ level: 'error', msg: logs.databaseUnavailable, ...report.context, error: error.message })
-    return databaseUnavailable()
+    return new TryOnFailure('database_unavailable', error.message)
   }
   if (report.deadline?.aborted) {
-    return new ApiError('generation_failed', 'Image generation took too long. No credits were charged; you may retry.')
+    return new TryOnFailure('generation_failed', 'Image generation took too long. No credits were charged; you may retry.', {
+      tellsCaller: true,
+    })
   }
   const described = error instanceof Error ? (error.stack ?? String(error)) : String(error)
   report.log({ level: 'error', msg: logs.unexpected, ...report.context, error: described })
-  return internalError()
+  return new TryOnFailure('internal_error', error instanceof Error ? error.message : String(error))
 }

@@ -6,13 +6,13 @@ import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
 import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import type { Settlement } from '../billing/store.ts'
-import { ApiError, catalogued, settlementUnknown, type ErrorCode } from '../http/errors.ts'
+import { onServiceSide, TryOnFailure, type FailureKind } from '../failure.ts'
 import type { TryOnInput } from '../http/request.ts'
 import { intakeImage } from '../images/intake.ts'
 import { createDecodeBudget } from '../images/codecs/raster.ts'
 import { resultPath } from '../storage/result-store.ts'
 import { raceDeadline } from './deadline.ts'
-import { apiErrorOf, withBridalScenario, withScenario, type DeliveredOutcome } from './outcomes.ts'
+import { failureOf, withBridalScenario, withScenario, type DeliveredOutcome } from './outcomes.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 export interface TryOnJob {
@@ -110,7 +110,9 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     )
     // Swept while its settlement was lost (only past the sweeper's TTL): refunded, so not delivered.
     if (settlement.status !== 'succeeded')
-      throw new ApiError('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.')
+      throw new TryOnFailure('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.', {
+        tellsCaller: true,
+      })
     deps.log({
       level: 'info',
       msg: 'tryon',
@@ -126,15 +128,15 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
   } catch (error) {
     if (error instanceof SettlementUnknown) {
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: error.message, durationsMs })
-      throw settlementUnknown(job.tryOnId)
+      throw settlementUnknown(job.tryOnId, error.message)
     }
-    const apiError = apiErrorOf(error, {
+    const failure = failureOf(error, {
       log: deps.log,
       context: { tryOnId: job.tryOnId, requestId: job.requestId },
       during: 'tryOn',
       deadline,
     })
-    const refunded = await timed('refund', () => refund(deps, job, apiError.code))
+    const refunded = await timed('refund', () => refund(deps, job, failure.kind))
     if (refunded?.status === 'succeeded') {
       // The charge had committed after all: the caller gets what it paid for, never "no credits were charged".
       deps.log({
@@ -143,7 +145,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
         ...context,
         outcome: 'charged',
         creditsCharged: refunded.creditsCharged,
-        chargedDespite: apiError.code,
+        chargedDespite: failure.kind,
         durationsMs,
       })
       if (delivered) return successOf(job.tryOnId, delivered, refunded)
@@ -153,18 +155,18 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     // until the sweeper ends the try-on, which queues it for removal (tryon.queue_undelivered_results).
     if (storedAt && refunded) await timed('discard', () => discardResult(deps, storedAt!, context))
     if (!refunded && chargeSent) {
-      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: apiError.message, durationsMs })
-      throw settlementUnknown(job.tryOnId)
+      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: failure.message, durationsMs })
+      throw settlementUnknown(job.tryOnId, failure.message)
     }
     deps.log({
-      level: apiError.status >= 500 ? 'error' : 'warn',
+      level: onServiceSide(failure.kind) ? 'error' : 'warn',
       msg: 'tryon',
       ...context,
-      outcome: apiError.code,
+      outcome: failure.kind,
       creditsCharged: 0,
       durationsMs,
     })
-    throw apiError
+    throw failure
   } finally {
     clearTimeout(timer)
   }
@@ -189,12 +191,18 @@ function successOf(tryOnId: string, delivered: Delivered, settlement: Settlement
 }
 
 /** Unreachable while only this request settles its try-on; kept so the answer could never claim a refund. */
-function chargedWithoutResult(tryOnId: string, credits: number): ApiError {
-  return new ApiError(
+function chargedWithoutResult(tryOnId: string, credits: number): TryOnFailure {
+  return new TryOnFailure(
     'internal_error',
     `Try-on ${tryOnId} was charged ${credits} credit(s) but its result could not be returned. ` +
       'Retry with the same Idempotency-Key to receive it, or contact support with this tryOnId.',
+    { tellsCaller: true },
   )
+}
+
+/** A settlement may have committed and the database could not be asked again: the answer names the try-on. */
+function settlementUnknown(tryOnId: string, cause: string): TryOnFailure {
+  return new TryOnFailure('settlement_unknown', cause, { tryOnId })
 }
 
 /** Both images are fetched or decoded at once; the first failure cancels the other. */
@@ -279,7 +287,7 @@ async function storeResult(deps: Deps, path: string, image: ResultImage, context
       throw generationFailed()
     }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
-    throw catalogued('storage_failed')
+    throw new TryOnFailure('storage_failed', `the result could not be stored: ${String(error)}`)
   }
 }
 
@@ -303,7 +311,7 @@ async function discardResult(deps: Deps, path: string, context: Record<string, u
  * be asked: nothing was charged (only a settlement with a delivered outcome charges), and the sweeper returns
  * the credits after its TTL. A settlement whose status is 'succeeded' means an earlier charge had committed.
  */
-async function refund(deps: Deps, job: TryOnJob, outcome: ErrorCode): Promise<Settlement | undefined> {
+async function refund(deps: Deps, job: TryOnJob, outcome: FailureKind): Promise<Settlement | undefined> {
   try {
     return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {

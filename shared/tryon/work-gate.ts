@@ -1,5 +1,5 @@
 import type { BridalSteps } from '../bridal/ports.ts'
-import { TryOnFailure } from '../engine/failure.ts'
+import { TryOnFailure } from '../failure.ts'
 import type { TryOnEngine } from '../engine/types.ts'
 
 /**
@@ -43,7 +43,9 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
       return Promise.resolve()
     }
     if (!admitted && waiting.length >= options.queue) {
-      return Promise.reject(new TryOnFailure('service_busy', 'every slot for local work is taken', options.retryAfterSeconds))
+      return Promise.reject(
+        new TryOnFailure('service_busy', 'every slot for local work is taken', { retryAfterSeconds: options.retryAfterSeconds }),
+      )
     }
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise<void>((resolve, reject) => {
