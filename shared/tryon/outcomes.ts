@@ -4,6 +4,7 @@ import type { BridalSteps, TrainPretreatment } from '../bridal/ports.ts'
 import type { EngineOutcome, TryOnEngine } from '../engine/types.ts'
 import { TryOnFailure } from '../failure.ts'
 import type { Logger } from '../log.ts'
+import type { Scenario } from './scenarios.ts'
 
 /**
  * What a try-on that delivered a result is settled under; one that failed is settled under its error code, and
@@ -11,18 +12,6 @@ import type { Logger } from '../log.ts'
  * supabase/migrations/20261123000200_credit_functions.sql.
  */
 export type DeliveredOutcome = 'generated' | BridalReason
-
-/** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4), and the product type each applies to. */
-export const scenarios = {
-  content_rejected: 'any',
-  generation_failed: 'any',
-  train_score_low: 'wedding-dress',
-  train_score_unavailable: 'wedding-dress',
-  train_pretreatment_unavailable: 'wedding-dress',
-  bridal_preprocessing_crash: 'wedding-dress',
-} as const
-
-export type Scenario = keyof typeof scenarios
 
 const FORCED = 'forced by X-Tryon-Scenario'
 
