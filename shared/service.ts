@@ -15,7 +15,8 @@ import { createImageFetcher } from './images/fetch.ts'
 import { createClientIdentity, headerAddress, type ClientAddressSource } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
 import { randomIds } from './tryon/ids.ts'
-import { createWorkGate, gatedBridalSteps, gatedEngine } from './tryon/work-gate.ts'
+import { gatedBridalSteps, gatedEngine } from './tryon/engines.ts'
+import { createWorkGate } from './tryon/work-gate.ts'
 
 /** A refused try-on is worth retrying once the try-ons ahead of it are done: about a second or two each. */
 const LOCAL_WORK_RETRY_AFTER_SECONDS = 2

@@ -1,5 +1,4 @@
 import { generateWithTrain, type BridalVerdict } from '../bridal/pipeline.ts'
-import type { BridalSteps } from '../bridal/ports.ts'
 import type { Deps } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
@@ -12,7 +11,8 @@ import { createDecodeBudget } from '../images/codecs/raster.ts'
 import { resultPath } from '../storage/result-store.ts'
 import { raceDeadline } from './deadline.ts'
 import type { TryOnInput } from './input.ts'
-import { failureOf, withBridalScenario, withScenario, type DeliveredOutcome } from './outcomes.ts'
+import { bridalStepsForRequest, engineForRequest } from './engines.ts'
+import { failureOf, type DeliveredOutcome } from './outcomes.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 export interface TryOnJob {
@@ -80,7 +80,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       remainingMs: () => endsAt - Date.now(),
       decodeBudget: createDecodeBudget(deps.config.maxDecodedPixelsPerRequest),
     }
-    const forcedEngine = bounded(withScenario(engine, job.input.scenario), deadline)
+    const forcedEngine = engineForRequest(engine, job.input.scenario, deadline)
     const generation = await timed('generate', () =>
       job.input.productKind === 'wedding-dress'
         ? generateWedding(deps, job, forcedEngine, request)
@@ -234,24 +234,8 @@ async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, 
   return { image: generatedImageOf(outcome), outcome: 'generated' }
 }
 
-/** The engine, held to the request's deadline even if it ignores the abort signal. */
-function bounded(engine: TryOnEngine, deadline: AbortSignal): TryOnEngine {
-  return { name: engine.name, generate: (request) => raceDeadline(engine.generate(request), deadline, 'generation') }
-}
-
-function boundedSteps(steps: BridalSteps, deadline: AbortSignal): BridalSteps {
-  return {
-    pretreatment: {
-      name: steps.pretreatment.name,
-      prepare: (r) => raceDeadline(steps.pretreatment.prepare(r), deadline, 'train pre-treatment'),
-    },
-    scorer: { name: steps.scorer.name, score: (r) => raceDeadline(steps.scorer.score(r), deadline, 'train scoring') },
-  }
-}
-
 async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
-  const forced = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
-  const steps = request.signal ? boundedSteps(forced, request.signal) : forced
+  const steps = bridalStepsForRequest(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold, request.signal)
   const { image, bridal } = await generateWithTrain(engine, steps, request, {
     threshold: deps.config.trainThreshold,
     log: deps.log,

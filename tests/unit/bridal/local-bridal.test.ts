@@ -10,7 +10,7 @@ import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts
 import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
 import { TryOnFailure } from '../../../shared/failure.ts'
 import { toApiError } from '../../../shared/http/errors.ts'
-import { withBridalScenario } from '../../../shared/tryon/outcomes.ts'
+import { withBridalScenario } from '../../../shared/tryon/engines.ts'
 import { asInput, makeFlatImage, makeGarmentPhoto, makeShopperPhoto, type GarmentKind } from '../../support/images.ts'
 
 const slate: [number, number, number] = [120, 128, 140]
