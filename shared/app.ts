@@ -33,7 +33,7 @@ export function createApp(appDeps: Deps): OpenAPIHono<Env> {
   api.all('/', () => {
     throw catalogued('method_not_allowed', { Allow: 'POST, OPTIONS' })
   })
-  api.openapi(shareRoute, shareHandler(deps))
+  api.openapi(shareRoute, shareHandler({ billing: deps.billing, store: deps.store, sharePages: deps.config.sharePages }))
 
   const app = new OpenAPIHono<Env>()
   app.use(requestId)

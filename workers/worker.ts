@@ -1,8 +1,7 @@
 // Cloudflare Workers entry (workerd): the same Hono app as the Supabase function, with its adapters.
-import { createApp } from '../shared/app.ts'
 import { connectDatabase } from '../shared/billing/store.ts'
 import { readSettings, type Settings } from '../shared/config.ts'
-import { createDeps } from '../shared/service.ts'
+import { createService } from '../shared/service.ts'
 import type { ResultStore } from '../shared/storage/result-store.ts'
 import { resultStoreFrom } from '../shared/storage/from-settings.ts'
 
@@ -47,8 +46,7 @@ export default {
     const sql = connectDatabase(databaseUrl, { max: 1 })
     try {
       // No resolveHost: workerd has no DNS API, so image hosts are checked by name and literal address only.
-      const deps = createDeps(settings, { sql, store, fetch: (input, init) => fetch(input, init) })
-      return await createApp(deps).fetch(request)
+      return await createService(settings, { sql, store, fetch: (input, init) => fetch(input, init) }).fetch(request)
     } finally {
       ctx.waitUntil(sql.end({ timeout: 5 }))
     }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { Deps } from '../deps.ts'
-import { RESULT_CACHE_CONTROL } from '../storage/result-store.ts'
+import type { BillingStore } from '../billing/store.ts'
+import { RESULT_CACHE_CONTROL, type ResultStore } from '../storage/result-store.ts'
 import { GATEWAY_NOT_FOUND } from './errors.ts'
 import { gatewayNotFoundSchema } from './responses.ts'
 
@@ -46,6 +46,13 @@ export const shareRoute = createRoute({
   },
 })
 
+/** What the share link reads: the delivered result's path, its public URL, and whether pages are served. */
+export interface ShareDeps {
+  billing: Pick<BillingStore, 'sharedResult'>
+  store: Pick<ResultStore, 'urlOf'>
+  sharePages: boolean
+}
+
 /** A shortId as the service makes them (shared/tryon/ids.ts): anything else is unknown without asking the database. */
 const SHORT_ID = /^[0-9A-Za-z]{10}$/
 
@@ -55,7 +62,7 @@ const SHORT_ID = /^[0-9A-Za-z]{10}$/
  * default domains; with `sharePages` (a custom domain, where text/html reaches the browser) a small page whose
  * og:image and twitter:card tags let chat apps show a preview. Unknown, undelivered or deleted: the edge's 404.
  */
-export function shareHandler(deps: Deps) {
+export function shareHandler(deps: ShareDeps) {
   return async (c: Context) => {
     const shortId = c.req.param('shortId') ?? ''
     const path = SHORT_ID.test(shortId) ? await deps.billing.sharedResult(shortId) : null
@@ -63,7 +70,7 @@ export function shareHandler(deps: Deps) {
     const imageUrl = deps.store.urlOf(path)
     // Cached like the result itself; share links are not for search engines.
     const headers = { 'Cache-Control': RESULT_CACHE_CONTROL, 'X-Robots-Tag': 'noindex', 'Referrer-Policy': 'no-referrer' }
-    if (!deps.config.sharePages) return c.body(null, 302, { ...headers, Location: imageUrl })
+    if (!deps.sharePages) return c.body(null, 302, { ...headers, Location: imageUrl })
     return c.html(sharePage(imageUrl), 200, {
       ...headers,
       'Content-Security-Policy': [

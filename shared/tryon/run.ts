@@ -1,5 +1,6 @@
 import { generateWithTrain, type BridalVerdict } from '../bridal/pipeline.ts'
-import type { Deps } from '../deps.ts'
+import type { BillingStore } from '../billing/store.ts'
+import type { Deps, ServiceConfig } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
@@ -14,6 +15,15 @@ import type { TryOnInput } from './input.ts'
 import { bridalStepsForRequest, engineForRequest } from './engines.ts'
 import { failureOf, type DeliveredOutcome } from './outcomes.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
+
+/** What a try-on uses of the service's dependencies, and no more. */
+export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log'> {
+  billing: Pick<BillingStore, 'settle'>
+  config: Pick<
+    ServiceConfig,
+    'generationTimeoutMs' | 'maxDecodedPixelsPerRequest' | 'imageLimits' | 'trainThreshold' | 'storeTimeoutMs' | 'settlementRetry'
+  >
+}
 
 export interface TryOnJob {
   tryOnId: string
@@ -43,7 +53,7 @@ interface Generation {
  * Steps 4–7 of a request, after the credits are reserved: intake, generate, store, settle.
  * Every exit settles the reservation: a thrown error refunds it in full before propagating.
  */
-export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess> {
+export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuccess> {
   const engine = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
   // A timer cleared when the request ends, rather than AbortSignal.timeout's, which lives on for the full limit.
   const limit = new AbortController()
@@ -206,7 +216,7 @@ function settlementUnknown(tryOnId: string, cause: string): TryOnFailure {
 }
 
 /** Both images are fetched or decoded at once; the first failure cancels the other. */
-async function intakeBoth(deps: Deps, input: TryOnInput, deadline: AbortSignal): Promise<[InputImage, InputImage]> {
+async function intakeBoth(deps: TryOnDeps, input: TryOnInput, deadline: AbortSignal): Promise<[InputImage, InputImage]> {
   const abort = new AbortController()
   const signal = AbortSignal.any([deadline, abort.signal])
   const intake = { fetchImage: deps.fetchImage, limits: deps.config.imageLimits }
@@ -218,7 +228,7 @@ async function intakeBoth(deps: Deps, input: TryOnInput, deadline: AbortSignal):
   return both
 }
 
-async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
+async function generateStandard(deps: TryOnDeps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
   const outcome = await engine.generate(request)
   if (outcome.kind !== 'generated') {
     deps.log({
@@ -234,7 +244,7 @@ async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, 
   return { image: generatedImageOf(outcome), outcome: 'generated' }
 }
 
-async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
+async function generateWedding(deps: TryOnDeps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
   const steps = bridalStepsForRequest(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold, request.signal)
   const { image, bridal } = await generateWithTrain(engine, steps, request, {
     threshold: deps.config.trainThreshold,
@@ -248,7 +258,7 @@ async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, r
  * Stores the result; one still downloading from the provider streams straight into storage. A write abandoned at the
  * store's time limit may still land: it is removed then, since its try-on was refunded.
  */
-async function storeResult(deps: Deps, path: string, image: ResultImage, context: Record<string, unknown>): Promise<string> {
+async function storeResult(deps: TryOnDeps, path: string, image: ResultImage, context: Record<string, unknown>): Promise<string> {
   const body = 'bytes' in image ? image.bytes : image.stream
   const put = deps.store.put(path, body, image.contentType)
   try {
@@ -276,7 +286,7 @@ async function storeResult(deps: Deps, path: string, image: ResultImage, context
 }
 
 /** Removes a result whose try-on ended without a delivery; one the store cannot remove now is queued in the database. */
-async function discardResult(deps: Deps, path: string, context: Record<string, unknown>): Promise<void> {
+async function discardResult(deps: TryOnDeps, path: string, context: Record<string, unknown>): Promise<void> {
   try {
     await raceDeadline(deps.store.remove(path), AbortSignal.timeout(deps.config.storeTimeoutMs), 'removing the result')
   } catch (error) {
@@ -295,7 +305,7 @@ async function discardResult(deps: Deps, path: string, context: Record<string, u
  * be asked: nothing was charged (only a settlement with a delivered outcome charges), and the sweeper returns
  * the credits after its TTL. A settlement whose status is 'succeeded' means an earlier charge had committed.
  */
-async function refund(deps: Deps, job: TryOnJob, outcome: FailureKind): Promise<Settlement | undefined> {
+async function refund(deps: TryOnDeps, job: TryOnJob, outcome: FailureKind): Promise<Settlement | undefined> {
   try {
     return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {
