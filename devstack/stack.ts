@@ -78,7 +78,7 @@ function staleDatabase(error: MigrationHistoryError, options: DevStackOptions): 
   )
 }
 
-/** The whole service in one Node process (DESIGN.md §5). */
+/** The whole service in one Node process (docs/deployment.md, "Dev stack"). */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const settings = readSettings({
     ...options.env,

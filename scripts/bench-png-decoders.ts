@@ -1,5 +1,5 @@
 /**
- * Our PNG decoder against `fast-png` (the pure-TypeScript decoder issue 16 asked us to consider):
+ * Our PNG decoder against `fast-png` (the pure-TypeScript decoder, github.com/image-js/fast-png):
  * `npx tsx scripts/bench-png-decoders.ts`. Prints the median decode time of 7 runs, alternated in one process,
  * and what each does with a decompression bomb (a 64 × 64 header over IDAT data that inflates to 256 MB).
  * Several IHDR chunks: fast-png takes the last one it reads; ours refuses the file.

@@ -75,7 +75,7 @@ const envSchema = z.object({
   ...providerEnvShape,
 })
 
-/** The settings every entry point reads the same way (DESIGN.md §7). */
+/** The settings every entry point reads the same way (docs/deployment.md, "Configuration"). */
 export interface Settings {
   service: ServiceConfig
   bucket: string

@@ -118,7 +118,8 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   return {
     billing: createPostgresBilling(platform.sql, { timeoutMs: settings.service.databaseTimeoutMs }),
     store: platform.store,
-    // Test keys never reach a provider (DESIGN.md §4): their engine and train scorer are always the local ones.
+    // Test keys never reach a provider (docs/api.md, "Test keys and scenarios"): their engine and train scorer are
+    // always the local ones.
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
     fetchImage,

@@ -38,7 +38,7 @@ const storable = (text: string) => !UNSTORABLE.test(text)
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(storable, STORABLE).nullish()
 
-/** The JSON body of POST /functions/v1/tryon-api (spec §4). Unknown fields are ignored. */
+/** The JSON body of POST /functions/v1/tryon-api (docs/api.md, "Request"). Unknown fields are ignored. */
 export const tryOnRequestSchema = z
   .object({
     userPhoto: image('The shopper photo.'),

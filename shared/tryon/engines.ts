@@ -60,7 +60,7 @@ function alwaysPrepared(pretreatment: TrainPretreatment): TrainPretreatment {
   }
 }
 
-/** A test key's X-Tryon-Scenario forces a bridal branch (DESIGN.md §4). */
+/** A test key's X-Tryon-Scenario forces a bridal branch (docs/api.md, "Test keys and scenarios"). */
 export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
   switch (scenario) {
     case 'bridal_preprocessing_crash':

@@ -1,4 +1,4 @@
-/** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4), and the product type each applies to. */
+/** Outcomes a test key may force with X-Tryon-Scenario (docs/api.md, "Test keys and scenarios"), and the product type each applies to. */
 export const scenarios = {
   content_rejected: 'any',
   generation_failed: 'any',

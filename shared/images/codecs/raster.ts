@@ -24,7 +24,7 @@ export function createRgba(width: number, height: number): RgbaImage {
   return { width, height, data: new Uint8Array(width * height * 4) }
 }
 
-/** The most pixels one image may have (DESIGN.md §4), whatever decodes it. */
+/** The most pixels one image may have (docs/api.md, "Images"), whatever decodes it. */
 export const MAX_IMAGE_PIXELS = 40_000_000
 
 /**
