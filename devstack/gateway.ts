@@ -3,7 +3,7 @@ import { redactKeys } from '../shared/auth/api-key.ts'
 import { jsonLogger, type Logger } from '../shared/log.ts'
 import { GATEWAY_NOT_FOUND } from '../shared/http/errors.ts'
 import { RESULT_CACHE_CONTROL } from '../shared/storage/result-store.ts'
-import { readObject } from '../supabase/functions/tryon-api/local-store.ts'
+import { readObject } from '../adapters/local-store.ts'
 import { createWebRoutes } from './web.ts'
 
 interface FetchHandler {

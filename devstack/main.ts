@@ -1,4 +1,4 @@
-// `npm start`: the whole service in one Node process (DESIGN.md §5).
+// `npm start`: the whole service in one Node process (docs/deployment.md, "Dev stack").
 import { relative, resolve } from 'node:path'
 import { demoBanner, ensureDemoKey, writeDemoRequests } from './demo.ts'
 import { MigrationHistoryError } from './migrations.ts'

@@ -1,5 +1,5 @@
 /** The demo requests' photos, drawn on the fly: full-length shoppers (JPEG), a T-shirt and a gown (PNG). */
-import { encodeJpeg } from '../shared/engine/local/codecs/jpeg-encoder.ts'
+import { encodeJpeg } from '../shared/images/codecs/jpeg-encoder.ts'
 import { drawGarment } from './samples/garment-photo.ts'
 import { encodePng } from './samples/png-encoder.ts'
 import { drawShopper } from './samples/shopper-photo.ts'

@@ -9,14 +9,15 @@ import { connectDatabase } from '../shared/billing/store.ts'
 import { readSettings, type Env } from '../shared/config.ts'
 import type { Deps } from '../shared/deps.ts'
 import type { Logger } from '../shared/log.ts'
-import { createDeps } from '../shared/service.ts'
+import { createDeps, localWorkGate } from '../shared/service.ts'
+import type { WorkGate } from '../shared/tryon/work-gate.ts'
 import { removeDeletedResults } from '../shared/storage/deletions.ts'
 import { ensureClientAddressSecret, socketAddress } from './client-address.ts'
 import { databasePassword, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts'
 import { createGateway } from './gateway.ts'
-import { createGuardedFetch } from './guarded-fetch.ts'
-import { createWorkerLocalSteps } from './local-workers.ts'
-import { createLocalStore, storageRoot } from '../supabase/functions/tryon-api/local-store.ts'
+import { createGuardedFetch } from '../adapters/guarded-fetch.ts'
+import { createWorkerLocalSteps } from '../adapters/local-workers.ts'
+import { createLocalStore, storageRoot } from '../adapters/local-store.ts'
 import { applyMigrations, ensureSupabaseRoles, MigrationHistoryError } from './migrations.ts'
 
 export interface DevStackOptions {
@@ -41,6 +42,8 @@ export interface DevStack {
   databaseUrl: string
   sql: Sql
   deps: Deps
+  /** The slots local work runs in, shared by the local engine and bridal steps (tests hold them to fill the queue). */
+  localWork: WorkGate
   stop(): Promise<void>
 }
 
@@ -75,7 +78,7 @@ function staleDatabase(error: MigrationHistoryError, options: DevStackOptions): 
   )
 }
 
-/** The whole service in one Node process (DESIGN.md §5). */
+/** The whole service in one Node process (docs/deployment.md, "Dev stack"). */
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const settings = readSettings({
     ...options.env,
@@ -108,7 +111,9 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   await mkdir(root, { recursive: true })
   const store = createLocalStore({ root, bucket: settings.bucket, baseUrl: () => baseUrl })
   const localSteps = createWorkerLocalSteps({ threads: settings.service.localWork.concurrency })
+  const localWork = localWorkGate(settings)
   const built = createDeps(settings, {
+    localWork,
     sql,
     store,
     localSteps,
@@ -173,6 +178,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     databaseUrl,
     sql,
     deps,
+    localWork,
     async stop() {
       clearInterval(sweeper)
       await new Promise<void>((resolve) => server.close(() => resolve()))

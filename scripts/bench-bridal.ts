@@ -16,10 +16,10 @@ import { createLocalTrainScorer } from '../shared/bridal/local-scorer.ts'
 import { generateWithTrain, type BridalVerdict } from '../shared/bridal/pipeline.ts'
 import type { BridalSteps } from '../shared/bridal/ports.ts'
 import { garmentCategoryOf } from '../shared/engine/category.ts'
-import { decodeImage } from '../shared/engine/local/codecs/index.ts'
+import { decodeImage } from '../shared/images/codecs/index.ts'
 import { createLocalEngine } from '../shared/engine/local/index.ts'
-import { TryOnFailure } from '../shared/engine/failure.ts'
-import { answerOf } from '../shared/tryon/outcomes.ts'
+import { TryOnFailure } from '../shared/failure.ts'
+import { toApiError } from '../shared/http/errors.ts'
 import { encodePng } from '../devstack/samples/png-encoder.ts'
 import { judgeResult, makeBridalScene, type BridalScene, type ProductKind } from '../tests/support/bridal-scenes.ts'
 import { asInput } from '../tests/support/images.ts'
@@ -146,7 +146,7 @@ async function runScene(seed: number, steps: BridalSteps, save?: string): Promis
     }
   } catch (error) {
     if (!(error instanceof TryOnFailure)) throw error
-    const answer = answerOf(error)
+    const answer = toApiError(error)
     return {
       scene: summary,
       error: `${answer.status} ${answer.code}`,

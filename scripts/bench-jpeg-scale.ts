@@ -15,9 +15,9 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { drawShopper } from '../devstack/samples/shopper-photo.ts'
 import { random } from '../devstack/samples/drawing.ts'
-import { decodeJpeg, type JpegDecodeOptions } from '../shared/engine/local/codecs/jpeg-decoder.ts'
-import { encodeJpeg } from '../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
+import { decodeJpeg, type JpegDecodeOptions } from '../shared/images/codecs/jpeg-decoder.ts'
+import { encodeJpeg } from '../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../shared/images/codecs/raster.ts'
 import { coefficientsOf, writeJpeg } from '../tests/support/jpeg-writer.ts'
 
 type Decode = (bytes: Uint8Array, options: JpegDecodeOptions) => RgbaImage
@@ -32,7 +32,15 @@ const codecFiles = ['jpeg-decoder.ts', 'jpeg-entropy.ts', 'jpeg-idct.ts', 'raste
 async function decoderAt(ref: string): Promise<{ decode: Decode; cleanUp: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'jpeg-decoder-'))
   for (const file of codecFiles) {
-    writeFileSync(join(dir, file), execFileSync('git', ['show', `${ref}:shared/engine/local/codecs/${file}`]))
+    // The codecs moved from shared/engine/local/codecs/ to shared/images/codecs/: a ref from before reads the old folder.
+    const at = (folder: string) => execFileSync('git', ['show', `${ref}:${folder}/${file}`], { stdio: ['ignore', 'pipe', 'ignore'] })
+    let source: Buffer
+    try {
+      source = at('shared/images/codecs')
+    } catch {
+      source = at('shared/engine/local/codecs')
+    }
+    writeFileSync(join(dir, file), source)
   }
   const module = await import(pathToFileURL(join(dir, 'jpeg-decoder.ts')).href)
   return { decode: module.decodeJpeg, cleanUp: () => rmSync(dir, { recursive: true }) }

@@ -1,5 +1,5 @@
 /**
- * Our PNG decoder against `fast-png` (the pure-TypeScript decoder issue 16 asked us to consider):
+ * Our PNG decoder against `fast-png` (the pure-TypeScript decoder, github.com/image-js/fast-png):
  * `npx tsx scripts/bench-png-decoders.ts`. Prints the median decode time of 7 runs, alternated in one process,
  * and what each does with a decompression bomb (a 64 × 64 header over IDAT data that inflates to 256 MB).
  * Several IHDR chunks: fast-png takes the last one it reads; ours refuses the file.
@@ -7,8 +7,8 @@
 import { zlibSync } from 'fflate'
 import { decode as fastPngDecode } from 'fast-png'
 import { chunk, concat, encodePng } from '../devstack/samples/png-encoder.ts'
-import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
-import { decodePng } from '../shared/engine/local/codecs/png-decoder.ts'
+import type { RgbaImage } from '../shared/images/codecs/raster.ts'
+import { decodePng } from '../shared/images/codecs/png-decoder.ts'
 
 function photo(width: number, height: number): RgbaImage {
   const data = new Uint8Array(width * height * 4)

@@ -6,8 +6,8 @@
  * formulas of Sharma, Wu and Dalal 2005) against the colour a colour-managed viewer shows on an sRGB display (the P3
  * colour clipped to sRGB), and against the P3 colour itself (what a wide-gamut phone screen shows).
  */
-import { decodeImage, encodeJpeg } from '../shared/engine/local/codecs/index.ts'
-import { decodeUpright } from '../shared/engine/local/upright.ts'
+import { decodeImage, encodeJpeg } from '../shared/images/codecs/index.ts'
+import { decodeUpright } from '../shared/images/upright.ts'
 import { asDisplayed } from '../shared/images/display.ts'
 import { readImageHeader } from '../shared/images/sniff.ts'
 import { decodeCurve, DISPLAY_P3, fromSrgb, iccProfile, rgbToXyz, SRGB, toSrgb, type RgbSpace } from '../tests/support/icc-profiles.ts'

@@ -1,4 +1,4 @@
-// `npm run openapi`: writes openapi.json from the routes the handler serves (shared/http/routes.ts).
+// `npm run openapi`: writes openapi.json from the routes the handler serves (shared/http/tryon.ts, shared/http/share.ts).
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createApp } from '../shared/app.ts'

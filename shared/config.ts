@@ -1,9 +1,48 @@
 import { z } from 'zod'
-import { defaultServiceConfig, type ServiceConfig } from './deps.ts'
 import { providerEnvShape, providerSettingsOf, type ProviderSettings } from './engine/providers/settings.ts'
+import type { ImageLimits } from './images/types.ts'
 import { MIN_SECRET_LENGTH } from './limits/client-address.ts'
+import { defaultSettlementRetry, type SettlementRetry } from './tryon/settle.ts'
 
 export type Env = Record<string, string | undefined>
+
+export interface ServiceConfig {
+  imageLimits: ImageLimits
+  /** Largest request body read, in bytes (two 10 MB images as base64 fit). */
+  maxBodyBytes: number
+  /** Deadline for intake + generation, in milliseconds (Supabase stops a request at 150 s). */
+  generationTimeoutMs: number
+  /** A wedding-dress train counts as rendered at or above this score. */
+  trainThreshold: number
+  /** Deadline for writing a result to storage, in milliseconds. */
+  storeTimeoutMs: number
+  /** Deadline for one database call, in milliseconds; past it the request fails and nothing is lost. */
+  databaseTimeoutMs: number
+  /** How a settlement whose reply was lost is retried before its outcome is declared unknown. */
+  settlementRetry: SettlementRetry
+  /** CPU-heavy local work (embedded engine, local bridal steps) running at once, and waiting, before 503 service_busy. */
+  localWork: { concurrency: number; queue: number }
+  /** Decoded pixels one request may allocate across all its steps (see DecodeBudget). */
+  maxDecodedPixelsPerRequest: number
+  /**
+   * Share links answer with a small HTML page carrying og:image instead of a redirect to the image. Only where
+   * HTML reaches the browser: Supabase rewrites text/html to text/plain on its default function domains.
+   */
+  sharePages: boolean
+}
+
+export const defaultServiceConfig: ServiceConfig = {
+  imageLimits: { minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 },
+  maxBodyBytes: 30 * 1024 * 1024,
+  generationTimeoutMs: 120_000,
+  trainThreshold: 0.5,
+  storeTimeoutMs: 30_000,
+  databaseTimeoutMs: 10_000,
+  settlementRetry: defaultSettlementRetry,
+  localWork: { concurrency: 2, queue: 8 },
+  maxDecodedPixelsPerRequest: 240_000_000,
+  sharePages: false,
+}
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true')
 
@@ -36,7 +75,7 @@ const envSchema = z.object({
   ...providerEnvShape,
 })
 
-/** The settings every entry point reads the same way (DESIGN.md §7). */
+/** The settings every entry point reads the same way (docs/deployment.md, "Configuration"). */
 export interface Settings {
   service: ServiceConfig
   bucket: string

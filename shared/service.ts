@@ -15,12 +15,16 @@ import { createImageFetcher } from './images/fetch.ts'
 import { createClientIdentity, headerAddress, type ClientAddressSource } from './limits/client-address.ts'
 import type { ResultStore } from './storage/result-store.ts'
 import { randomIds } from './tryon/ids.ts'
-import { createWorkGate, gatedBridalSteps, gatedEngine } from './tryon/work-gate.ts'
+import { gatedBridalSteps, gatedEngine } from './tryon/engines.ts'
+import { createWorkGate, type WorkGate } from './tryon/work-gate.ts'
+import { createApp } from './app.ts'
 
 /** A refused try-on is worth retrying once the try-ons ahead of it are done: about a second or two each. */
 const LOCAL_WORK_RETRY_AFTER_SECONDS = 2
 
 export interface Platform {
+  /** The slots CPU-heavy local work runs in; made from the settings when not given (see localWorkGate). */
+  localWork?: WorkGate
   sql: Sql
   store: ResultStore
   /** The runtime's fetch; on Node one whose DNS lookup refuses private addresses. */
@@ -72,10 +76,23 @@ function trainGuidanceOf(providers: Settings['providers']): TrainGuidance {
   return TRAIN_GUIDANCE[first] ?? 'none'
 }
 
-/** Builds the handler's dependencies from settings and a platform's adapters; each entry point calls this once. */
+/** The slots the settings give CPU-heavy local work (TRYON_LOCAL_CONCURRENCY, TRYON_LOCAL_QUEUE). */
+export function localWorkGate(settings: Settings): WorkGate {
+  return createWorkGate({ ...settings.service.localWork, retryAfterSeconds: LOCAL_WORK_RETRY_AFTER_SECONDS })
+}
+
+/**
+ * The composition root: the service's app from settings and a platform's adapters. The function, the Worker and the
+ * dev stack each call this (or createDeps then createApp, to change a dependency first) once.
+ */
+export function createService(settings: Settings, platform: Platform): ReturnType<typeof createApp> {
+  return createApp(createDeps(settings, platform))
+}
+
+/** Builds the handler's dependencies from settings and a platform's adapters. */
 export function createDeps(settings: Settings, platform: Platform): Deps {
   const log = platform.log ?? jsonLogger
-  const localWork = createWorkGate({ ...settings.service.localWork, retryAfterSeconds: LOCAL_WORK_RETRY_AFTER_SECONDS })
+  const localWork = platform.localWork ?? localWorkGate(settings)
   const localSteps = platform.localSteps ?? inThreadLocalSteps()
   const local = gatedEngine(localSteps.engine, localWork)
   const localBridal = gatedBridalSteps(localSteps.bridal('draws'), localWork)
@@ -101,10 +118,10 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   return {
     billing: createPostgresBilling(platform.sql, { timeoutMs: settings.service.databaseTimeoutMs }),
     store: platform.store,
-    // Test keys never reach a provider (DESIGN.md §4): their engine and train scorer are always the local ones.
+    // Test keys never reach a provider (docs/api.md, "Test keys and scenarios"): their engine and train scorer are
+    // always the local ones.
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
-    localWork,
     fetchImage,
     clients: createClientIdentity({
       source: header === 'socket' ? (platform.socketAddress ?? (() => null)) : headerAddress(header),

@@ -1,10 +1,9 @@
 // Cloudflare Workers entry (workerd): the same Hono app as the Supabase function, with its adapters.
-import { createApp } from '../shared/app.ts'
 import { connectDatabase } from '../shared/billing/store.ts'
 import { readSettings, type Settings } from '../shared/config.ts'
-import { createDeps } from '../shared/service.ts'
+import { createService } from '../shared/service.ts'
 import type { ResultStore } from '../shared/storage/result-store.ts'
-import { createSupabaseStore, storageKeyFrom } from '../shared/storage/supabase-store.ts'
+import { resultStoreFrom } from '../shared/storage/from-settings.ts'
 
 /** Worker vars and secrets (wrangler.toml [vars] / `wrangler secret put`), and an optional Hyperdrive binding. */
 export interface WorkerEnv {
@@ -30,13 +29,8 @@ function configure(env: Record<string, string | undefined>): { settings: Setting
   // Cloudflare sets CF-Connecting-IP to the address that connected to it, overwriting any a client sent
   // (developers.cloudflare.com/fundamentals/reference/http-headers, "CF-Connecting-IP").
   const settings = readSettings({ TRYON_STORAGE: 'supabase', TRYON_CLIENT_ADDRESS_HEADER: 'cf-connecting-ip', ...env })
-  const key = storageKeyFrom(env)
-  if (settings.storage !== 'supabase' || !env.SUPABASE_URL || !key) {
-    throw new Error(
-      'The worker stores results in Supabase Storage: set SUPABASE_URL and SUPABASE_SECRET_KEY (or SUPABASE_SERVICE_ROLE_KEY)',
-    )
-  }
-  const store = createSupabaseStore({ url: env.SUPABASE_URL, key, bucket: settings.bucket, publicBaseUrl: settings.publicBaseUrl })
+  // No local store: a Worker has no disk, so TRYON_STORAGE=local stops here with resultStoreFrom's message.
+  const store = resultStoreFrom(settings, env)
   configured = { settings, store }
   return configured
 }
@@ -52,8 +46,7 @@ export default {
     const sql = connectDatabase(databaseUrl, { max: 1 })
     try {
       // No resolveHost: workerd has no DNS API, so image hosts are checked by name and literal address only.
-      const deps = createDeps(settings, { sql, store, fetch: (input, init) => fetch(input, init) })
-      return await createApp(deps).fetch(request)
+      return await createService(settings, { sql, store, fetch: (input, init) => fetch(input, init) }).fetch(request)
     } finally {
       ctx.waitUntil(sql.end({ timeout: 5 }))
     }

@@ -1,4 +1,4 @@
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 
 export type Rgb = [number, number, number]
 export type Point = [number, number]

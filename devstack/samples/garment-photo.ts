@@ -1,4 +1,4 @@
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { Canvas, ellipse, polygon, random, shade, subtract, union, valueNoise, type Point, type Rgb, type Shape } from './drawing.ts'
 
 /** `gown` reaches the floor with a narrow hem; `gown-with-train` is photographed with its train spread wide. */

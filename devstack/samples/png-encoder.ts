@@ -1,5 +1,5 @@
 import { zlibSync } from 'fflate'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { crc32 } from '../../shared/encoding/crc32.ts'
 
 export interface PngOptions {

@@ -1,4 +1,4 @@
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { Canvas, capsule, ellipse, polygon, random, shade, union, valueNoise, type Rgb, type Shape } from './drawing.ts'
 
 /** An axis-aligned box in pixels: [x0, y0, x1, y1), used by tests to sample regions of the drawn figure. */

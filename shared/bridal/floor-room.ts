@@ -1,7 +1,7 @@
 import type { InputImage } from '../engine/types.ts'
-import { encodeJpeg, type DecodeBudget } from '../engine/local/codecs/index.ts'
+import { encodeJpeg, type DecodeBudget } from '../images/codecs/index.ts'
+import { decodeUpright } from '../images/upright.ts'
 import { DEFAULT_OUTPUT_SIDE } from '../engine/local/index.ts'
-import { decodeUpright } from '../engine/local/upright.ts'
 
 /** Never more than half the photo again: a pre-treatment adds room, it does not change the picture. */
 const MAX_SHARE = 0.5

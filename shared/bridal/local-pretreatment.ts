@@ -1,11 +1,11 @@
 import type { TrainSpec } from '../engine/types.ts'
-import { ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
+import { ImageDecodeError, type RgbaImage } from '../images/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
 import type { GarmentShape } from '../engine/local/garment-shape.ts'
 import { analyseShopper, floorRowsIn, shopperPixels } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
 import type { Mask } from '../engine/local/segmentation.ts'
-import { decodeUpright } from '../engine/local/upright.ts'
+import { decodeUpright } from '../images/upright.ts'
 import { padWithFloor } from './floor-room.ts'
 import type { PretreatmentOutcome, TrainGuidance, TrainPretreatment } from './ports.ts'
 

@@ -1,10 +1,10 @@
 import type { InputImage } from '../engine/types.ts'
-import { decodeImage, ImageDecodeError, type RgbaImage } from '../engine/local/codecs/index.ts'
+import { decodeImage, ImageDecodeError, type RgbaImage } from '../images/codecs/index.ts'
 import { extractGarment } from '../engine/local/garment.ts'
 import { analyseShopper, floorRowsIn, shopperPixels, type ShopperAnalysis } from '../engine/local/index.ts'
 import type { BodyLayout } from '../engine/local/person.ts'
-import { resizeArea } from '../engine/local/resize.ts'
-import { decodeUpright } from '../engine/local/upright.ts'
+import { resizeArea } from '../images/resize.ts'
+import { decodeUpright } from '../images/upright.ts'
 import type { ScoreOutcome, TrainScorer } from './ports.ts'
 
 /** Scoring compares silhouettes, so it runs on small copies of both images. */

@@ -1,5 +1,5 @@
 import { garmentCategoryOf } from '../engine/category.ts'
-import { TryOnFailure } from '../engine/failure.ts'
+import { TryOnFailure } from '../failure.ts'
 import { generatedImageOf, wholeImage } from '../engine/outcome.ts'
 import type { GeneratedImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import type { Logger } from '../log.ts'
@@ -8,7 +8,7 @@ import type { BridalSteps, PretreatmentOutcome, ScoreOutcome } from './ports.ts'
 /** Why a wedding-dress try-on was billed as it was; also the outcome its settlement is recorded under. */
 export type BridalReason = 'train_rendered' | 'train_score_low' | 'score_unavailable' | 'train_pretreatment_unavailable'
 
-/** The `bridal` object of a wedding-dress response (DESIGN.md §4). */
+/** The `bridal` object of a wedding-dress response (docs/api.md, "Wedding-dress mode"). */
 export interface BridalVerdict {
   applied: boolean
   trainScore: number | null

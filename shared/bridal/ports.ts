@@ -1,4 +1,4 @@
-import type { DecodeBudget } from '../engine/local/codecs/raster.ts'
+import type { DecodeBudget } from '../images/codecs/raster.ts'
 import type { GarmentCategory, GeneratedImage, InputImage, TrainSpec } from '../engine/types.ts'
 
 /**

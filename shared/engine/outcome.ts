@@ -1,5 +1,5 @@
 import { readCapped } from '../streams/read-capped.ts'
-import { TryOnFailure } from './failure.ts'
+import { TryOnFailure } from '../failure.ts'
 import type { EngineOutcome, GeneratedImage, ResultImage } from './types.ts'
 
 /** The image of a generated outcome; any other outcome becomes the failure the caller is told of. */
@@ -8,9 +8,9 @@ export function generatedImageOf<Image extends ResultImage>(outcome: EngineOutco
     case 'generated':
       return outcome.image
     case 'rejected':
-      throw new TryOnFailure('content_rejected', `the engine rejected the content: ${outcome.reason}`)
+      throw new TryOnFailure('ai_content_rejected', `the engine rejected the content: ${outcome.reason}`)
     case 'invalid_input':
-      throw new TryOnFailure('unsupported_image', `${outcome.reason}. No credits were charged.`)
+      throw new TryOnFailure('unsupported_image', `${outcome.reason}. No credits were charged.`, { tellsCaller: true })
     case 'no_person':
       throw new TryOnFailure('person_not_found', outcome.reason)
     case 'failed':

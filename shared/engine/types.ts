@@ -1,5 +1,5 @@
 import type { DecodedImageInfo, DisplayTransform } from '../images/types.ts'
-import type { DecodeBudget } from './local/codecs/raster.ts'
+import type { DecodeBudget } from '../images/codecs/raster.ts'
 
 /** What the shopper tries on: a wedding dress adds the train steps, and is priced and refunded by its own rules. */
 export type ProductKind = 'standard' | 'wedding-dress'
@@ -9,7 +9,7 @@ export type GarmentCategory = 'top' | 'bottom' | 'dress' | 'outerwear'
 
 /**
  * An input image after intake: validated bytes plus what its header said. Its width and height are as displayed
- * (after its EXIF orientation); decode it through shared/engine/local/upright.ts to get the pixels the shopper saw.
+ * (after its EXIF orientation); decode it through shared/images/upright.ts to get the pixels the shopper saw.
  */
 export interface InputImage extends DecodedImageInfo, DisplayTransform {
   bytes: Uint8Array

@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception'
+import type { TryOnFailure } from '../failure.ts'
 
 /** An entry of the error catalogue: the HTTP status, when the code is answered, and its message or an example of it. */
 interface CatalogueEntry {
@@ -12,7 +13,7 @@ interface CatalogueEntry {
 const EXAMPLE_TRY_ON_ID = '3f2c5a9e-7b1d-4c8e-9a6f-2d4e8b1c0a57'
 
 /**
- * Every error the API answers with (DESIGN.md §4): the one place a code's status, meaning and message live.
+ * Every error the API answers with (docs/api.md, "Errors"): the one place a code's status, meaning and message live.
  * The OpenAPI document's error responses are written from it; the README's error table is checked against it.
  */
 export const errorCatalogue = {
@@ -160,7 +161,7 @@ export type ErrorStatus = (typeof errorCatalogue)[ErrorCode]['status']
 
 export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]]
 
-/** What the edge proxy in front of the function answers for a path it does not know (spec §7), and so do we. */
+/** What the edge proxy in front of the function answers for a path it does not know (docs/api.md, "Errors"), and so do we. */
 export const GATEWAY_NOT_FOUND = { error: 'requested path is invalid' } as const
 
 export interface ErrorBody {
@@ -196,7 +197,6 @@ export const authenticationRequired = () => catalogued('authentication_required'
 export const insufficientCredits = () => catalogued('insufficient_credits')
 export const databaseUnavailable = () => catalogued('database_unavailable')
 export const internalError = () => catalogued('internal_error')
-export const generationFailed = () => catalogued('generation_failed')
 
 /** The abuse limits' 429s; every one carries Retry-After and charges nothing. */
 export function limitExceeded(
@@ -206,7 +206,18 @@ export function limitExceeded(
   return catalogued(code, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
 }
 
-/** A settlement may have committed and the database could not be asked again (DESIGN.md §4, issue 19). */
+/** A settlement may have committed and the database could not be asked again (docs/decisions.md, docs/api.md "Retries and idempotency"). */
 export function settlementUnknown(tryOnId: string): ApiError {
   return new ApiError('settlement_unknown', errorCatalogue.settlement_unknown.message.replace(EXAMPLE_TRY_ON_ID, tryOnId))
+}
+
+/**
+ * The one translation from the domain's failure (shared/failure.ts) to the answer: its code, the catalogue's words
+ * unless the failure's own are the caller's, and when to retry.
+ */
+export function toApiError(failure: TryOnFailure): ApiError {
+  if (failure.kind === 'settlement_unknown' && failure.tryOnId) return settlementUnknown(failure.tryOnId)
+  const message = failure.tellsCaller ? failure.message : errorCatalogue[failure.kind].message
+  const wait = failure.retryAfterSeconds
+  return new ApiError(failure.kind, message, wait === undefined ? {} : { 'Retry-After': String(wait) })
 }

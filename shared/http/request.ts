@@ -2,33 +2,8 @@ import type { ZodError } from 'zod'
 import { ApiError } from './errors.ts'
 import { LargeString, parseJsonBytes } from '../encoding/json-bytes.ts'
 import { readCapped } from '../streams/read-capped.ts'
-import type { TryOnFields, TryOnHeaders } from './schemas.ts'
-import type { KeyMode } from '../auth/api-key.ts'
-import type { ProductKind } from '../engine/types.ts'
-import { scenarios, type Scenario } from '../tryon/outcomes.ts'
 
-export interface TryOnInput {
-  /** A large value (an image as base64) stays in the request's bytes, where intake decodes it. */
-  userPhoto: string | LargeString
-  productImage: string | LargeString
-  productKind: ProductKind
-  clothingType?: string
-  parentUrl?: string
-  locale?: string
-  scenario?: Scenario
-}
-
-const invalid = (message: string) => new ApiError('invalid_request', message)
-
-export function productKindOf(productType: string | null | undefined): ProductKind {
-  return productType === 'wedding-dress' ? 'wedding-dress' : 'standard'
-}
-
-export interface ParsedTryOn {
-  input: TryOnInput
-  /** Present when the caller sent Idempotency-Key. */
-  idempotency?: { key: string; requestHash: Uint8Array }
-}
+export const invalid = (message: string) => new ApiError('invalid_request', message)
 
 /** The body as read: its fields (large images left in the bytes) and the bytes its idempotency hash covers. */
 export interface TryOnBodyRead {
@@ -42,7 +17,7 @@ export interface TryOnBodyRead {
 /** application/json with parameters, as the route's media-type gate (@hono/zod-openapi) takes it. */
 const JSON_CONTENT_TYPE = /^application\/json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i
 
-const IMAGE_FIELDS = ['userPhoto', 'productImage'] as const
+export const IMAGE_FIELDS = ['userPhoto', 'productImage'] as const
 /**
  * Bodies under this are read by the runtime's own JSON and base64 decoders, two to five times less CPU than reading them
  * in place (scripts/bench-body-parsing.ts), for at most about 3 MB more memory; larger ones are kept once, in place.
@@ -94,45 +69,9 @@ export function invalidRequest(error: ZodError): ApiError {
   return invalid(`${issue.path.join('.') || 'body'} ${issue.message}`)
 }
 
-/** The try-on the validated body and headers ask for; the scenario's rules need the key's mode and the product. */
-export async function tryOnInputOf(valid: TryOnFields, headers: TryOnHeaders, read: TryOnBodyRead, keyMode: KeyMode): Promise<ParsedTryOn> {
-  const imageOf = (name: (typeof IMAGE_FIELDS)[number]) => (read.fields[name] instanceof LargeString ? read.fields[name] : valid[name])
-  const productKind = productKindOf(valid.productType)
-  const input: TryOnInput = {
-    userPhoto: imageOf('userPhoto'),
-    productImage: imageOf('productImage'),
-    productKind,
-    clothingType: valid.clothingType || undefined,
-    parentUrl: valid.parentUrl || undefined,
-    locale: valid.locale || undefined,
-    scenario: checkScenario(headers['X-Tryon-Scenario'], keyMode, productKind),
-  }
-  const key = headers['Idempotency-Key']
-  if (key === undefined) return { input }
-  return { input, idempotency: { key, requestHash: await requestHash(read.hashed) } }
-}
-
-/**
- * What makes two requests "the same" for an idempotency key: the forced scenario and the body as sent, as
- * `<scenario>\n<body>` in UTF-8. (The body's bytes, which for any well-formed UTF-8 body are what its text
- * encoded back gives, as this hash was first computed.)
- */
-async function requestHash(scenarioAndBody: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', scenarioAndBody))
-}
-
 export function bodyTooLarge(maxBodyBytes: number): ApiError {
   return new ApiError(
     'payload_too_large',
     `The request body exceeds ${Math.round(maxBodyBytes / 1024 / 1024)} MB; send large images as URLs`,
   )
-}
-
-function checkScenario(scenario: Scenario | undefined, keyMode: KeyMode, productKind: ProductKind): Scenario | undefined {
-  if (scenario === undefined) return undefined
-  if (keyMode !== 'test') throw invalid('X-Tryon-Scenario is accepted with test keys (vto_test_) only')
-  if (scenarios[scenario] === 'wedding-dress' && productKind !== 'wedding-dress') {
-    throw invalid(`X-Tryon-Scenario ${scenario} applies to productType "wedding-dress" only`)
-  }
-  return scenario
 }

@@ -48,7 +48,7 @@ export class ImageFetchError extends Error {
   }
 }
 
-/** Thrown by a platform fetch that refused to connect to a non-public address (see devstack/guarded-fetch.ts). */
+/** Thrown by a platform fetch that refused to connect to a non-public address (see adapters/guarded-fetch.ts). */
 export class BlockedAddressError extends Error {
   constructor(message = 'refused to connect to a non-public address') {
     super(message)

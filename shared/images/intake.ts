@@ -1,5 +1,5 @@
 import type { InputImage } from '../engine/types.ts'
-import { ApiError } from '../http/errors.ts'
+import { refusal, type TryOnFailure } from '../failure.ts'
 import { LargeString } from '../encoding/json-bytes.ts'
 import { decodeBase64, decodedLengthOf } from './base64.ts'
 import { readInlineBase64, type InlineBase64 } from './base64-in-place.ts'
@@ -23,7 +23,7 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i
 
 /**
  * Turns a `userPhoto` / `productImage` value (URL, data URI or raw base64) into
- * validated image bytes, or throws an ApiError naming the field. A value still in the request's bytes
+ * validated image bytes, or throws a refusal (shared/failure.ts) naming the field. A value still in the request's bytes
  * (LargeString) is decoded there when it is plain base64, with the same answers as its string would get.
  */
 export async function intakeImage(
@@ -39,7 +39,7 @@ export async function intakeImage(
   }
   const text = value.trim()
   if (text === '') {
-    throw new ApiError('invalid_request', `${field}: is empty; send ${ACCEPTED_FORMS}`)
+    throw refusal('invalid_request', `${field}: is empty; send ${ACCEPTED_FORMS}`)
   }
   let bytes: Uint8Array
   if (/^data:/i.test(text)) {
@@ -62,11 +62,8 @@ function decodeDataUri(field: ImageField, text: string, limits: ImageLimits): Ui
 const NEITHER_URL_NOR_BASE64 = `is neither a URL nor valid base64; send ${ACCEPTED_FORMS}`
 const INVALID_PAYLOAD = 'the data URI payload is not valid base64'
 
-function malformedDataUri(field: ImageField): ApiError {
-  return new ApiError(
-    'invalid_request',
-    `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`,
-  )
+function malformedDataUri(field: ImageField): TryOnFailure {
+  return refusal('invalid_request', `${field}: malformed data URI; expected data:image/<type>;base64,<data> with ${ACCEPTED_TYPES} data`)
 }
 
 function decodePayload(field: ImageField, payload: string, limits: ImageLimits, invalid: string): Uint8Array {
@@ -76,7 +73,7 @@ function decodePayload(field: ImageField, payload: string, limits: ImageLimits, 
     if (decodedLength > limits.maxBytes) throw tooLarge(field, limits, decodedLength)
   }
   const bytes = decodeBase64(payload)
-  if (!bytes) throw new ApiError('invalid_request', `${field}: ${invalid}`)
+  if (!bytes) throw refusal('invalid_request', `${field}: ${invalid}`)
   return bytes
 }
 
@@ -86,7 +83,7 @@ function decodeInline(field: ImageField, inline: InlineBase64, limits: ImageLimi
   }
   if (inline.decodedLength > limits.maxBytes) throw tooLarge(field, limits, inline.decodedLength)
   if (!inline.valid) {
-    throw new ApiError('invalid_request', `${field}: ${inline.prefix === '' ? NEITHER_URL_NOR_BASE64 : INVALID_PAYLOAD}`)
+    throw refusal('invalid_request', `${field}: ${inline.prefix === '' ? NEITHER_URL_NOR_BASE64 : INVALID_PAYLOAD}`)
   }
   return inline.decode()
 }
@@ -96,10 +93,10 @@ async function fetchFromUrl(field: ImageField, text: string, deps: ImageIntakeDe
   try {
     url = new URL(text)
   } catch {
-    throw new ApiError('invalid_request', `${field}: is not a valid URL; send ${ACCEPTED_FORMS}`)
+    throw refusal('invalid_request', `${field}: is not a valid URL; send ${ACCEPTED_FORMS}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError('image_unreachable', `${field}: only http and https image URLs can be fetched`)
+    throw refusal('image_unreachable', `${field}: only http and https image URLs can be fetched`)
   }
   try {
     return await deps.fetchImage(url, { maxBytes: deps.limits.maxBytes, signal })
@@ -108,15 +105,15 @@ async function fetchFromUrl(field: ImageField, text: string, deps: ImageIntakeDe
     if (signal?.aborted) throw signal.reason
     if (error instanceof ImageFetchError) {
       if (error.reason === 'too_large') throw tooLarge(field, deps.limits)
-      throw new ApiError('image_unreachable', `${field}: could not fetch the image: ${error.message}`)
+      throw refusal('image_unreachable', `${field}: could not fetch the image: ${error.message}`)
     }
-    throw new ApiError('image_unreachable', `${field}: could not fetch the image`)
+    throw refusal('image_unreachable', `${field}: could not fetch the image`)
   }
 }
 
 function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): InputImage {
   if (bytes.length < limits.minBytes) {
-    throw new ApiError(
+    throw refusal(
       'image_too_small',
       `${field}: image is smaller than ${formatLimit(limits.minBytes)} (${formatCount(bytes.length)} bytes); ` +
         `images must be at least ${formatLimit(limits.minBytes)}`,
@@ -130,30 +127,30 @@ function checkImage(field: ImageField, bytes: Uint8Array, limits: ImageLimits): 
   const header = asDisplayed(sniffed, bytes)
   const pixels = header.width * header.height
   if (pixels > limits.maxPixels) {
-    throw new ApiError(
+    throw refusal(
       'image_too_large',
       `${field}: image is ${header.width}×${header.height} (${(pixels / 1e6).toFixed(1)} megapixels); ` +
         `images may have at most ${limits.maxPixels / 1e6} megapixels`,
     )
   }
   const work = decodingWork(bytes, sniffed)
-  if (work?.refusal) throw new ApiError('image_too_complex', `${field}: ${work.refusal}`)
+  if (work?.refusal) throw refusal('image_too_complex', `${field}: ${work.refusal}`)
   return { ...header, bytes }
 }
 
-function notAccepted(field: ImageField, bytes: Uint8Array): ApiError {
+function notAccepted(field: ImageField, bytes: Uint8Array): TryOnFailure {
   const other = refusedFormatOf(bytes)
   const sent = other ? `image is ${other}, which is not accepted` : `image is not a readable ${ACCEPTED_TYPES}`
-  return new ApiError(
+  return refusal(
     'unsupported_image',
     `${field}: ${sent} (the format is read from the bytes, not from the URL or data URI); send a ${ACCEPTED_TYPES} image` +
       (other === 'HEIC' || other === 'HEIF' ? ` (an iPhone saves JPEG with Settings > Camera > Formats > Most Compatible)` : ''),
   )
 }
 
-function tooLarge(field: ImageField, limits: ImageLimits, size?: number): ApiError {
+function tooLarge(field: ImageField, limits: ImageLimits, size?: number): TryOnFailure {
   const actual = size === undefined ? '' : ` (${formatCount(size)} bytes)`
-  return new ApiError(
+  return refusal(
     'image_too_large',
     `${field}: image is larger than ${formatLimit(limits.maxBytes)}${actual}; ` + `images may be at most ${formatLimit(limits.maxBytes)}`,
   )

@@ -29,7 +29,7 @@ export interface DisplayTransform {
   cmyk?: boolean
 }
 
-/** Limits of DESIGN.md §4, per image. */
+/** The image limits of docs/api.md ("Images"), per image. */
 export interface ImageLimits {
   minBytes: number
   maxBytes: number

@@ -20,7 +20,7 @@ const extensionOf: Record<string, string> = {
   'image/webp': 'webp',
 }
 
-/** `<yyyy>/<mm>/<tryOnId>.<ext>` (DESIGN.md §4), dated in UTC. */
+/** `<yyyy>/<mm>/<tryOnId>.<ext>` (docs/api.md, "Success"), dated in UTC. */
 export function resultPath(tryOnId: string, contentType: string, at: Date): string {
   const year = at.getUTCFullYear()
   const month = String(at.getUTCMonth() + 1).padStart(2, '0')

@@ -1,9 +1,6 @@
 import { DatabaseUnavailable } from '../billing/store.ts'
 import type { BridalReason } from '../bridal/pipeline.ts'
-import type { BridalSteps, TrainPretreatment } from '../bridal/ports.ts'
-import { TryOnFailure, type FailureKind } from '../engine/failure.ts'
-import type { EngineOutcome, TryOnEngine } from '../engine/types.ts'
-import { ApiError, databaseUnavailable, errorCatalogue, internalError, type ErrorCode } from '../http/errors.ts'
+import { TryOnFailure } from '../failure.ts'
 import type { Logger } from '../log.ts'
 
 /**
@@ -12,103 +9,6 @@ import type { Logger } from '../log.ts'
  * supabase/migrations/20261123000200_credit_functions.sql.
  */
 export type DeliveredOutcome = 'generated' | BridalReason
-
-/** Outcomes a test key may force with X-Tryon-Scenario (DESIGN.md §4), and the product type each applies to. */
-export const scenarios = {
-  content_rejected: 'any',
-  generation_failed: 'any',
-  train_score_low: 'wedding-dress',
-  train_score_unavailable: 'wedding-dress',
-  train_pretreatment_unavailable: 'wedding-dress',
-  bridal_preprocessing_crash: 'wedding-dress',
-} as const
-
-export type Scenario = keyof typeof scenarios
-
-const FORCED = 'forced by X-Tryon-Scenario'
-
-/**
- * A test key's X-Tryon-Scenario forces the engine's answer, so integrators can
- * exercise their error handling (and our refunds) without a real failure.
- */
-export function withScenario(engine: TryOnEngine, scenario: Scenario | undefined): TryOnEngine {
-  const forced: EngineOutcome | undefined =
-    scenario === 'content_rejected'
-      ? { kind: 'rejected', reason: `${FORCED}: content_rejected` }
-      : scenario === 'generation_failed'
-        ? { kind: 'failed', reason: `${FORCED}: generation_failed` }
-        : undefined
-  if (!forced) return engine
-  return { name: engine.name, generate: async () => forced }
-}
-
-/** The train a forced score is given when the product photo shows none (the shortest the pre-treatment prepares). */
-const FORCED_TRAIN = { length: 0.12, spread: 1.4 }
-
-/**
- * A forced score needs a train to score: a product the pre-treatment finds no train in (a trainless gown, a top)
- * is prepared as it is with the shortest train, so the scenario's outcome is the one answered whatever the photo holds.
- */
-function alwaysPrepared(pretreatment: TrainPretreatment): TrainPretreatment {
-  return {
-    name: pretreatment.name,
-    prepare: async (request) => {
-      const prepared = await pretreatment.prepare(request)
-      return prepared.kind === 'prepared' ? prepared : { kind: 'prepared', garment: request.garment, train: FORCED_TRAIN }
-    },
-  }
-}
-
-/** A test key's X-Tryon-Scenario forces a bridal branch (DESIGN.md §4). */
-export function withBridalScenario(steps: BridalSteps, scenario: Scenario | undefined, threshold: number): BridalSteps {
-  switch (scenario) {
-    case 'bridal_preprocessing_crash':
-      return {
-        ...steps,
-        pretreatment: { name: steps.pretreatment.name, prepare: () => Promise.reject(new Error(`${FORCED}: bridal_preprocessing_crash`)) },
-      }
-    case 'train_pretreatment_unavailable':
-      return {
-        ...steps,
-        pretreatment: {
-          name: steps.pretreatment.name,
-          prepare: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_pretreatment_unavailable` }),
-        },
-      }
-    case 'train_score_low':
-      // Half the threshold (rounded like any score): low whatever the threshold is set to (0 makes every score pass).
-      return {
-        pretreatment: alwaysPrepared(steps.pretreatment),
-        scorer: { name: steps.scorer.name, score: async () => ({ kind: 'scored', score: threshold / 2 }) },
-      }
-    case 'train_score_unavailable':
-      return {
-        pretreatment: alwaysPrepared(steps.pretreatment),
-        scorer: { name: steps.scorer.name, score: async () => ({ kind: 'unavailable', reason: `${FORCED}: train_score_unavailable` }) },
-      }
-    default:
-      return steps
-  }
-}
-
-/** The error code each expected failure is answered with. */
-const failureCodes: Record<FailureKind, ErrorCode> = {
-  content_rejected: 'ai_content_rejected',
-  unsupported_image: 'unsupported_image',
-  person_not_found: 'person_not_found',
-  generation_failed: 'generation_failed',
-  bridal_preprocessing_failed: 'bridal_preprocessing_failed',
-  service_busy: 'service_busy',
-}
-
-/** What the caller is answered for an expected failure. */
-export function answerOf(failure: TryOnFailure): ApiError {
-  const code = failureCodes[failure.kind]
-  // An unsupported image is told why; every other failure in the catalogue's fixed words.
-  const message = failure.kind === 'unsupported_image' ? failure.message : errorCatalogue[code].message
-  const wait = failure.retryAfterSeconds
-  return new ApiError(code, message, wait === undefined ? {} : { 'Retry-After': String(wait) })
-}
 
 /** Where an error surfaced, which names its log line: in a try-on's steps, or anywhere else in a request. */
 const unexpectedLogs = {
@@ -126,22 +26,23 @@ export interface FailureReport {
 }
 
 /**
- * The one mapping from anything thrown to the answer the caller gets. An ApiError is one already and an
- * expected failure has its code; anything else is a 500: the database out of reach, the deadline passed, or a
- * bug, logged with its stack.
+ * The one mapping from anything thrown to the failure the caller is answered with (shared/http/errors.ts,
+ * `toApiError`). An expected failure is one already; anything else is the service's: the database out of reach,
+ * the deadline passed, or a bug, logged with its stack.
  */
-export function apiErrorOf(error: unknown, report: FailureReport): ApiError {
-  if (error instanceof ApiError) return error
-  if (error instanceof TryOnFailure) return answerOf(error)
+export function failureOf(error: unknown, report: FailureReport): TryOnFailure {
+  if (error instanceof TryOnFailure) return error
   const logs = unexpectedLogs[report.during]
   if (error instanceof DatabaseUnavailable) {
     report.log({ level: 'error', msg: logs.databaseUnavailable, ...report.context, error: error.message })
-    return databaseUnavailable()
+    return new TryOnFailure('database_unavailable', error.message)
   }
   if (report.deadline?.aborted) {
-    return new ApiError('generation_failed', 'Image generation took too long. No credits were charged; you may retry.')
+    return new TryOnFailure('generation_failed', 'Image generation took too long. No credits were charged; you may retry.', {
+      tellsCaller: true,
+    })
   }
   const described = error instanceof Error ? (error.stack ?? String(error)) : String(error)
   report.log({ level: 'error', msg: logs.unexpected, ...report.context, error: described })
-  return internalError()
+  return new TryOnFailure('internal_error', error instanceof Error ? error.message : String(error))
 }

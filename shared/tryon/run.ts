@@ -1,19 +1,29 @@
 import { generateWithTrain, type BridalVerdict } from '../bridal/pipeline.ts'
-import type { BridalSteps } from '../bridal/ports.ts'
-import type { Deps } from '../deps.ts'
+import type { BillingStore } from '../billing/store.ts'
+import type { Deps, ServiceConfig } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
 import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
 import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
 import type { Settlement } from '../billing/store.ts'
-import { ApiError, catalogued, settlementUnknown, type ErrorCode } from '../http/errors.ts'
-import type { TryOnInput } from '../http/request.ts'
+import { onServiceSide, TryOnFailure, type FailureKind } from '../failure.ts'
 import { intakeImage } from '../images/intake.ts'
-import { createDecodeBudget } from '../engine/local/codecs/raster.ts'
+import { createDecodeBudget } from '../images/codecs/raster.ts'
 import { resultPath } from '../storage/result-store.ts'
 import { raceDeadline } from './deadline.ts'
-import { apiErrorOf, withBridalScenario, withScenario, type DeliveredOutcome } from './outcomes.ts'
+import type { TryOnInput } from './input.ts'
+import { bridalStepsForRequest, engineForRequest } from './engines.ts'
+import { failureOf, type DeliveredOutcome } from './outcomes.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
+
+/** What a try-on uses of the service's dependencies, and no more. */
+export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log'> {
+  billing: Pick<BillingStore, 'settle'>
+  config: Pick<
+    ServiceConfig,
+    'generationTimeoutMs' | 'maxDecodedPixelsPerRequest' | 'imageLimits' | 'trainThreshold' | 'storeTimeoutMs' | 'settlementRetry'
+  >
+}
 
 export interface TryOnJob {
   tryOnId: string
@@ -43,7 +53,7 @@ interface Generation {
  * Steps 4–7 of a request, after the credits are reserved: intake, generate, store, settle.
  * Every exit settles the reservation: a thrown error refunds it in full before propagating.
  */
-export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess> {
+export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuccess> {
   const engine = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
   // A timer cleared when the request ends, rather than AbortSignal.timeout's, which lives on for the full limit.
   const limit = new AbortController()
@@ -80,7 +90,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
       remainingMs: () => endsAt - Date.now(),
       decodeBudget: createDecodeBudget(deps.config.maxDecodedPixelsPerRequest),
     }
-    const forcedEngine = bounded(withScenario(engine, job.input.scenario), deadline)
+    const forcedEngine = engineForRequest(engine, job.input.scenario, deadline)
     const generation = await timed('generate', () =>
       job.input.productKind === 'wedding-dress'
         ? generateWedding(deps, job, forcedEngine, request)
@@ -110,7 +120,9 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     )
     // Swept while its settlement was lost (only past the sweeper's TTL): refunded, so not delivered.
     if (settlement.status !== 'succeeded')
-      throw new ApiError('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.')
+      throw new TryOnFailure('database_unavailable', 'The result could not be recorded in time. No credits were charged; you may retry.', {
+        tellsCaller: true,
+      })
     deps.log({
       level: 'info',
       msg: 'tryon',
@@ -126,15 +138,15 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
   } catch (error) {
     if (error instanceof SettlementUnknown) {
       deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: error.message, durationsMs })
-      throw settlementUnknown(job.tryOnId)
+      throw settlementUnknown(job.tryOnId, error.message)
     }
-    const apiError = apiErrorOf(error, {
+    const failure = failureOf(error, {
       log: deps.log,
       context: { tryOnId: job.tryOnId, requestId: job.requestId },
       during: 'tryOn',
       deadline,
     })
-    const refunded = await timed('refund', () => refund(deps, job, apiError.code))
+    const refunded = await timed('refund', () => refund(deps, job, failure.kind))
     if (refunded?.status === 'succeeded') {
       // The charge had committed after all: the caller gets what it paid for, never "no credits were charged".
       deps.log({
@@ -143,7 +155,7 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
         ...context,
         outcome: 'charged',
         creditsCharged: refunded.creditsCharged,
-        chargedDespite: apiError.code,
+        chargedDespite: failure.kind,
         durationsMs,
       })
       if (delivered) return successOf(job.tryOnId, delivered, refunded)
@@ -153,18 +165,18 @@ export async function runTryOn(deps: Deps, job: TryOnJob): Promise<TryOnSuccess>
     // until the sweeper ends the try-on, which queues it for removal (tryon.queue_undelivered_results).
     if (storedAt && refunded) await timed('discard', () => discardResult(deps, storedAt!, context))
     if (!refunded && chargeSent) {
-      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: apiError.message, durationsMs })
-      throw settlementUnknown(job.tryOnId)
+      deps.log({ level: 'error', msg: 'tryon', ...context, outcome: 'settlement_unknown', error: failure.message, durationsMs })
+      throw settlementUnknown(job.tryOnId, failure.message)
     }
     deps.log({
-      level: apiError.status >= 500 ? 'error' : 'warn',
+      level: onServiceSide(failure.kind) ? 'error' : 'warn',
       msg: 'tryon',
       ...context,
-      outcome: apiError.code,
+      outcome: failure.kind,
       creditsCharged: 0,
       durationsMs,
     })
-    throw apiError
+    throw failure
   } finally {
     clearTimeout(timer)
   }
@@ -189,16 +201,22 @@ function successOf(tryOnId: string, delivered: Delivered, settlement: Settlement
 }
 
 /** Unreachable while only this request settles its try-on; kept so the answer could never claim a refund. */
-function chargedWithoutResult(tryOnId: string, credits: number): ApiError {
-  return new ApiError(
+function chargedWithoutResult(tryOnId: string, credits: number): TryOnFailure {
+  return new TryOnFailure(
     'internal_error',
     `Try-on ${tryOnId} was charged ${credits} credit(s) but its result could not be returned. ` +
       'Retry with the same Idempotency-Key to receive it, or contact support with this tryOnId.',
+    { tellsCaller: true },
   )
 }
 
+/** A settlement may have committed and the database could not be asked again: the answer names the try-on. */
+function settlementUnknown(tryOnId: string, cause: string): TryOnFailure {
+  return new TryOnFailure('settlement_unknown', cause, { tryOnId })
+}
+
 /** Both images are fetched or decoded at once; the first failure cancels the other. */
-async function intakeBoth(deps: Deps, input: TryOnInput, deadline: AbortSignal): Promise<[InputImage, InputImage]> {
+async function intakeBoth(deps: TryOnDeps, input: TryOnInput, deadline: AbortSignal): Promise<[InputImage, InputImage]> {
   const abort = new AbortController()
   const signal = AbortSignal.any([deadline, abort.signal])
   const intake = { fetchImage: deps.fetchImage, limits: deps.config.imageLimits }
@@ -210,7 +228,7 @@ async function intakeBoth(deps: Deps, input: TryOnInput, deadline: AbortSignal):
   return both
 }
 
-async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
+async function generateStandard(deps: TryOnDeps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
   const outcome = await engine.generate(request)
   if (outcome.kind !== 'generated') {
     deps.log({
@@ -226,24 +244,8 @@ async function generateStandard(deps: Deps, job: TryOnJob, engine: TryOnEngine, 
   return { image: generatedImageOf(outcome), outcome: 'generated' }
 }
 
-/** The engine, held to the request's deadline even if it ignores the abort signal. */
-function bounded(engine: TryOnEngine, deadline: AbortSignal): TryOnEngine {
-  return { name: engine.name, generate: (request) => raceDeadline(engine.generate(request), deadline, 'generation') }
-}
-
-function boundedSteps(steps: BridalSteps, deadline: AbortSignal): BridalSteps {
-  return {
-    pretreatment: {
-      name: steps.pretreatment.name,
-      prepare: (r) => raceDeadline(steps.pretreatment.prepare(r), deadline, 'train pre-treatment'),
-    },
-    scorer: { name: steps.scorer.name, score: (r) => raceDeadline(steps.scorer.score(r), deadline, 'train scoring') },
-  }
-}
-
-async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
-  const forced = withBridalScenario(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold)
-  const steps = request.signal ? boundedSteps(forced, request.signal) : forced
+async function generateWedding(deps: TryOnDeps, job: TryOnJob, engine: TryOnEngine, request: TryOnRequest): Promise<Generation> {
+  const steps = bridalStepsForRequest(deps.bridal[job.keyMode], job.input.scenario, deps.config.trainThreshold, request.signal)
   const { image, bridal } = await generateWithTrain(engine, steps, request, {
     threshold: deps.config.trainThreshold,
     log: deps.log,
@@ -256,7 +258,7 @@ async function generateWedding(deps: Deps, job: TryOnJob, engine: TryOnEngine, r
  * Stores the result; one still downloading from the provider streams straight into storage. A write abandoned at the
  * store's time limit may still land: it is removed then, since its try-on was refunded.
  */
-async function storeResult(deps: Deps, path: string, image: ResultImage, context: Record<string, unknown>): Promise<string> {
+async function storeResult(deps: TryOnDeps, path: string, image: ResultImage, context: Record<string, unknown>): Promise<string> {
   const body = 'bytes' in image ? image.bytes : image.stream
   const put = deps.store.put(path, body, image.contentType)
   try {
@@ -279,12 +281,12 @@ async function storeResult(deps: Deps, path: string, image: ResultImage, context
       throw generationFailed()
     }
     deps.log({ level: 'error', msg: 'result store failed', path, error: String(error) })
-    throw catalogued('storage_failed')
+    throw new TryOnFailure('storage_failed', `the result could not be stored: ${String(error)}`)
   }
 }
 
 /** Removes a result whose try-on ended without a delivery; one the store cannot remove now is queued in the database. */
-async function discardResult(deps: Deps, path: string, context: Record<string, unknown>): Promise<void> {
+async function discardResult(deps: TryOnDeps, path: string, context: Record<string, unknown>): Promise<void> {
   try {
     await raceDeadline(deps.store.remove(path), AbortSignal.timeout(deps.config.storeTimeoutMs), 'removing the result')
   } catch (error) {
@@ -303,7 +305,7 @@ async function discardResult(deps: Deps, path: string, context: Record<string, u
  * be asked: nothing was charged (only a settlement with a delivered outcome charges), and the sweeper returns
  * the credits after its TTL. A settlement whose status is 'succeeded' means an earlier charge had committed.
  */
-async function refund(deps: Deps, job: TryOnJob, outcome: ErrorCode): Promise<Settlement | undefined> {
+async function refund(deps: TryOnDeps, job: TryOnJob, outcome: FailureKind): Promise<Settlement | undefined> {
   try {
     return await settleResolvingLostReplies(deps.billing, { tryOnId: job.tryOnId, outcome }, deps.config.settlementRetry)
   } catch (error) {

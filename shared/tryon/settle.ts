@@ -31,7 +31,7 @@ export class SettlementUnknown extends Error {
  * when one may have committed but no later one got an answer.
  */
 export async function settleResolvingLostReplies(
-  billing: BillingStore,
+  billing: Pick<BillingStore, 'settle'>,
   request: SettleTryOn,
   retry: SettlementRetry,
   wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

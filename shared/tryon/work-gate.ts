@@ -1,6 +1,4 @@
-import type { BridalSteps } from '../bridal/ports.ts'
-import { TryOnFailure } from '../engine/failure.ts'
-import type { TryOnEngine } from '../engine/types.ts'
+import { TryOnFailure } from '../failure.ts'
 
 /**
  * Caps the CPU-heavy local work (decoding, the local engine, the local bridal steps) running at once: it all shares
@@ -43,7 +41,9 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
       return Promise.resolve()
     }
     if (!admitted && waiting.length >= options.queue) {
-      return Promise.reject(new TryOnFailure('service_busy', 'every slot for local work is taken', options.retryAfterSeconds))
+      return Promise.reject(
+        new TryOnFailure('service_busy', 'every slot for local work is taken', { retryAfterSeconds: options.retryAfterSeconds }),
+      )
     }
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise<void>((resolve, reject) => {
@@ -78,29 +78,6 @@ export function createWorkGate(options: WorkGateOptions): WorkGate {
     },
     get queued() {
       return waiting.length
-    },
-  }
-}
-
-/** The local engine, one generation per slot. */
-export function gatedEngine(engine: TryOnEngine, gate: WorkGate): TryOnEngine {
-  return { name: engine.name, generate: (request) => gate.run(() => engine.generate(request), { signal: request.signal }) }
-}
-
-/**
- * The local bridal steps, each in a slot. The pre-treatment comes first and may be refused; the scorer runs after
- * the image was generated, so it waits for its turn instead (a refusal there would charge an unscored result).
- */
-export function gatedBridalSteps(steps: BridalSteps, gate: WorkGate): BridalSteps {
-  return {
-    pretreatment: {
-      name: steps.pretreatment.name,
-      // Refused, it never ran: a TryOnFailure, which the bridal pipeline passes on rather than counting as a crash.
-      prepare: (request) => gate.run(() => steps.pretreatment.prepare(request), { signal: request.signal }),
-    },
-    scorer: {
-      name: steps.scorer.name,
-      score: (request) => gate.run(() => steps.scorer.score(request), { signal: request.signal, admitted: true }),
     },
   }
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorCatalogue } from '../../shared/http/errors.ts'
-import { tryOnSuccessSchema } from '../../shared/http/schemas.ts'
+import { tryOnSuccessSchema } from '../../shared/http/tryon.ts'
 import { eventually } from '../support/eventually.ts'
 import { makeShopperPhoto } from '../support/images.ts'
 import { fashn, FASHN_PREDICTION, startFashnFake, type FashnFake } from '../support/provider-fakes.ts'

@@ -402,7 +402,7 @@ describe('the CPU-heavy local work gate', () => {
   afterAll(() => t?.close())
 
   it('queues past its running slot, refuses past its queue with 503 service_busy and Retry-After, and refunds', async () => {
-    const gate = t.stack.deps.localWork
+    const gate = t.stack.localWork
     let release!: () => void
     const held = gate.run(() => new Promise<void>((resolve) => (release = resolve)))
     const queued = postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: { userPhoto: person, productImage: garment } })
@@ -421,7 +421,7 @@ describe('the CPU-heavy local work gate', () => {
   })
 
   it('refuses a wedding-dress try-on at its pre-treatment with 503 service_busy, not as a crash', async () => {
-    const gate = t.stack.deps.localWork
+    const gate = t.stack.localWork
     let release!: () => void
     const held = gate.run(() => new Promise<void>((resolve) => (release = resolve)))
     const queued = gate.run(async () => {})

@@ -8,8 +8,8 @@
  * comes with its ground truth (where the body is, whether the product has a train) so a result can be
  * judged without trusting the pipeline's own analysis.
  */
-import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import { encodeJpeg } from '../../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { Canvas, capsule, ellipse, polygon, random, valueNoise, type Rgb, type Shape } from '../../devstack/samples/drawing.ts'
 import { encodePng } from '../../devstack/samples/png-encoder.ts'
 import type { EncodedPhoto } from './images.ts'

@@ -5,8 +5,8 @@
  * the bridal products with their dress forms) and textures (noise, stripes, checks, bricks, marble, gradients).
  * Written apart from the figures of devstack/samples and bridal-scenes.ts, so nothing is tuned on its own inputs.
  */
-import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import { encodeJpeg } from '../../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import {
   Canvas,
   capsule,

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { zlibSync } from 'fflate'
 import { chunk as pngChunk, concat } from '../../devstack/samples/png-encoder.ts'
-import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
+import { encodeJpeg } from '../../shared/images/codecs/jpeg-encoder.ts'
 import { encodeWebpLossless } from './webp-encoder.ts'
 
 export interface Size {

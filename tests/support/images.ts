@@ -3,8 +3,8 @@
  * The figure and garments are drawn with anti-aliased shapes, soft lighting and fabric texture so the local
  * engine's segmentation, landmarks and shading have something realistic to work on.
  */
-import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import { encodeJpeg } from '../../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import type { InputImage } from '../../shared/engine/types.ts'
 import type { ImageFormat } from '../../shared/images/types.ts'
 import { random, type Rgb } from '../../devstack/samples/drawing.ts'

@@ -7,7 +7,7 @@
  * column the stored 0th row and 0th column stand for. 1 upright; 2 mirrored; 3 turned 180°; 4 flipped; 5 transposed;
  * 6 "rotate 90° clockwise to display"; 7 transversed; 8 "rotate 90° counter-clockwise to display".
  */
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 
 export type ExifOrientation = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
 

@@ -4,7 +4,7 @@
  * libjpeg's default order of scans, with Huffman tables made for each scan. It writes given quantized
  * coefficients, so a baseline and a progressive file of the same coefficients must decode to the same pixels.
  */
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 
 /** Zigzag position → natural position, as T.81 figure A.6 (kept apart from the decoder's copy on purpose). */
 const ZIGZAG = Uint8Array.from({ length: 64 }, (_, k) => zigzagAt(k))

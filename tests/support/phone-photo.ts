@@ -4,8 +4,8 @@
  */
 import { random } from '../../devstack/samples/drawing.ts'
 import { drawShopper, type ShopperGeometry } from '../../devstack/samples/shopper-photo.ts'
-import { encodeJpeg } from '../../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import { encodeJpeg } from '../../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { storedPixels, withExifOrientation } from './jpeg-exif.ts'
 
 export interface PhonePhoto {

@@ -106,7 +106,7 @@ export function countingBilling(billing: Deps['billing'], calls: string[]): Deps
   }
 }
 
-/** The documented error body (DESIGN.md §4): exactly these three fields. */
+/** The documented error body (docs/api.md, "Errors"): exactly these three fields. */
 export function expectErrorBody(res: ApiResponse, status: number, errorCode: string, error?: string | RegExp): void {
   const context = JSON.stringify(res.body)
   expect(res.status, context).toBe(status)

@@ -1,4 +1,4 @@
-import type { RgbaImage } from '../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../shared/images/codecs/raster.ts'
 import { VP8 } from 'image-in-browser/lib/src/formats/webp/vp8.js'
 
 const CODE_LENGTH_ORDER = [17, 18, 0, 1, 2, 3, 4, 5, 16, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]

@@ -3,15 +3,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest'
 import { OPENAPI_FILE, documentedApp } from '../../scripts/openapi.ts'
 import { errorCatalogue, settlementUnknown, type ErrorBody } from '../../shared/http/errors.ts'
 import { openApiDocument, openApiText } from '../../shared/http/openapi.ts'
-import { tryOnRoute } from '../../shared/http/routes.ts'
-import {
-  errorBodySchema,
-  tryOnRequestSchema,
-  tryOnSuccessSchema,
-  type ErrorResponseBody,
-  type TryOnSuccessBody,
-} from '../../shared/http/schemas.ts'
-import { scenarios } from '../../shared/tryon/outcomes.ts'
+import { errorBodySchema, type ErrorResponseBody } from '../../shared/http/responses.ts'
+import { tryOnRequestSchema, tryOnRoute, tryOnSuccessSchema, type TryOnSuccessBody } from '../../shared/http/tryon.ts'
+import { scenarios } from '../../shared/tryon/scenarios.ts'
 import type { TryOnSuccess } from '../../shared/tryon/run.ts'
 
 type Json = any

@@ -1,4 +1,36 @@
-import { upperCentre, type GarmentCutout } from './garment.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
+
+/** The garment cut out of its product photo, cropped to its bounding box, with its shape measured. */
+export interface GarmentCutout {
+  /** Colour with a soft alpha: 0 outside the garment. */
+  image: RgbaImage
+  /** Left and right edge of the garment on each cutout row (NaN-free; empty rows repeat the nearest). */
+  left: Float32Array
+  right: Float32Array
+  /** The body part of each row, without sleeves (equal to left/right where there are none). */
+  torsoLeft: Float32Array
+  torsoRight: Float32Array
+  /** Width across the top rows: shoulders for tops and dresses, waistband for bottoms. */
+  topWidth: number
+  /** Row of the narrowest point in the upper half (a dress's waist), as a fraction of the height. */
+  waistRow: number
+  /** Two legs: the centre line is empty across much of the lower part. */
+  hasLegs: boolean
+  /** False when nothing stood out from the backdrop and the whole picture was taken as the garment. */
+  separated: boolean
+  /** The outline read as a garment (waist, length, train); undefined when it is no clean single piece. */
+  shape?: GarmentShape
+}
+
+/** The centre column of the garment's top rows: the cut-out's own middle is off it when a train is swept aside. */
+export function upperCentre(left: Float32Array, right: Float32Array, width: number): number {
+  const height = left.length
+  const centres: number[] = []
+  for (let y = Math.floor(height * 0.03); y <= Math.floor(height * 0.15); y++) centres.push((left[y] + right[y]) / 2)
+  centres.sort((a, b) => a - b)
+  const centre = centres.length ? centres[centres.length >> 1] : width / 2
+  return Math.min(width - 1, Math.max(0, Math.floor(Number.isFinite(centre) ? centre : width / 2)))
+}
 
 /**
  * A garment's outline read the way a dressmaker would: where the bodice ends (the waist), how long the skirt

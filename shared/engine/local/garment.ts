@@ -1,30 +1,10 @@
 import type { GarmentCategory } from '../types.ts'
-import type { RgbaImage } from './codecs/raster.ts'
-import { measureGarmentShape, type GarmentShape } from './garment-shape.ts'
-import { downscaleToFit } from './resize.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { measureGarmentShape, upperCentre, type GarmentCutout } from './garment-shape.ts'
+import { downscaleToFit } from '../../images/resize.ts'
 import { segmentForeground, type Mask, type SegmentOptions } from './segmentation.ts'
 
-/** The garment cut out of its product photo, cropped to its bounding box, with its shape measured. */
-export interface GarmentCutout {
-  /** Colour with a soft alpha: 0 outside the garment. */
-  image: RgbaImage
-  /** Left and right edge of the garment on each cutout row (NaN-free; empty rows repeat the nearest). */
-  left: Float32Array
-  right: Float32Array
-  /** The body part of each row, without sleeves (equal to left/right where there are none). */
-  torsoLeft: Float32Array
-  torsoRight: Float32Array
-  /** Width across the top rows: shoulders for tops and dresses, waistband for bottoms. */
-  topWidth: number
-  /** Row of the narrowest point in the upper half (a dress's waist), as a fraction of the height. */
-  waistRow: number
-  /** Two legs: the centre line is empty across much of the lower part. */
-  hasLegs: boolean
-  /** False when nothing stood out from the backdrop and the whole picture was taken as the garment. */
-  separated: boolean
-  /** The outline read as a garment (waist, length, train); undefined when it is no clean single piece. */
-  shape?: GarmentShape
-}
+export type { GarmentCutout } from './garment-shape.ts'
 
 const ANALYSIS_SIDE = 256
 
@@ -276,16 +256,6 @@ function torsoEdges({ width, height, data }: RgbaImage, left: Float32Array, righ
     torsoRight[y] = Math.min(runRight[y], centre + half)
   }
   return { left: torsoLeft, right: torsoRight }
-}
-
-/** The centre column of the garment's top rows: the cut-out's own middle is off it when a train is swept aside. */
-export function upperCentre(left: Float32Array, right: Float32Array, width: number): number {
-  const height = left.length
-  const centres: number[] = []
-  for (let y = Math.floor(height * 0.03); y <= Math.floor(height * 0.15); y++) centres.push((left[y] + right[y]) / 2)
-  centres.sort((a, b) => a - b)
-  const centre = centres.length ? centres[centres.length >> 1] : width / 2
-  return Math.min(width - 1, Math.max(0, Math.floor(Number.isFinite(centre) ? centre : width / 2)))
 }
 
 function hasTwoLegs({ width, height, data }: RgbaImage): boolean {

@@ -1,14 +1,14 @@
 import type { EngineOutcome, GarmentCategory, GeneratedImage, InputImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
-import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from './codecs/index.ts'
+import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from '../../images/codecs/index.ts'
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { looksLikePerson } from './presence.ts'
-import { downscaleToFit, resizeArea } from './resize.ts'
+import { downscaleToFit, resizeArea } from '../../images/resize.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 import { renderTrain } from './train.ts'
-import { decodeUpright } from './upright.ts'
+import { decodeUpright } from '../../images/upright.ts'
 
 export interface LocalEngineOptions {
   /** Long side of the generated image at most (the person photo is shrunk to it, never enlarged). */

@@ -1,4 +1,4 @@
-import type { RgbaImage } from './codecs/raster.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
 import type { BodyLayout } from './person.ts'
 import type { Mask } from './segmentation.ts'
 

@@ -1,4 +1,4 @@
-import type { RgbaImage } from './codecs/raster.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
 
 /** How far each pixel is from the backdrop behind it, and from how far on a row counts as subject. */
 export interface BackdropDistance {

@@ -1,4 +1,4 @@
-import type { RgbaImage } from './codecs/raster.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { roomBackdropDistance } from './room-backdrop.ts'
 
 /** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */

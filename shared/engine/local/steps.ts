@@ -6,7 +6,7 @@ import { createLocalEngine } from './index.ts'
 
 /**
  * The CPU-heavy local work (the local engine and the local bridal steps) as a platform runs it: in the request's own
- * thread by default; the Node dev stack runs it on worker threads (devstack/local-workers.ts), so a decode of seconds
+ * thread by default; the Node dev stack runs it on worker threads (adapters/local-workers.ts), so a decode of seconds
  * holds no other request. Supabase's Edge Runtime has no Web Worker API (its "Limits" page), so there the decoding
  * budget alone keeps a request's work bounded.
  */

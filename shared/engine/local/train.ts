@@ -1,5 +1,5 @@
 import type { TrainSpec } from '../types.ts'
-import type { RgbaImage } from './codecs/raster.ts'
+import type { RgbaImage } from '../../images/codecs/raster.ts'
 import type { Placement } from './fit.ts'
 import type { GarmentCutout } from './garment.ts'
 

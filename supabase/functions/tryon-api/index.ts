@@ -1,8 +1,7 @@
 // Supabase Edge Function entry: read env, build the adapters, serve. Everything else is in shared/.
-import { createApp } from '../../../shared/app.ts'
 import { connectDatabase } from '../../../shared/billing/store.ts'
 import { readSettings } from '../../../shared/config.ts'
-import { createDeps } from '../../../shared/service.ts'
+import { createService } from '../../../shared/service.ts'
 import { resolveWithDeno } from './resolve-dns.ts'
 import { createResultStore } from './store.ts'
 
@@ -27,7 +26,7 @@ const store = await createResultStore(settings, env)
 // TRYON_CLIENT_ADDRESS_HEADER=socket (Deno serving the internet directly): Deno.serve passes the connection's info as the env.
 const socketAddress = (_request: Request, info: unknown) =>
   (info as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? null
-const app = createApp(createDeps(settings, { sql, store, fetch, resolveHost: resolveWithDeno, socketAddress }))
+const app = createService(settings, { sql, store, fetch, resolveHost: resolveWithDeno, socketAddress })
 
 if (env.PORT) Deno.serve({ port: Number(env.PORT), hostname: env.HOST ?? '127.0.0.1' }, app.fetch)
 else Deno.serve(app.fetch)

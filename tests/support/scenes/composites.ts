@@ -2,8 +2,8 @@
  * Hand-made results for testing the oracle: a perfect composite (the product's colours, as the scene's light shows
  * them, painted exactly over the body regions its category covers) and ways of breaking one.
  */
-import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { deltaE } from './colour.ts'
 import { PART, type Part, type Rgb, type Scene } from './types.ts'
 

@@ -1,5 +1,5 @@
 /** A 5 x 7 pixel font (capitals, digits, a little punctuation) for writing verdicts on contact sheets. */
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import type { Rgb } from './types.ts'
 
 // Each glyph: seven rows of five pixels, '#' lit.

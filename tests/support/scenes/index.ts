@@ -6,8 +6,8 @@
  * Written apart from devstack/samples/ and tests/support/bridal-scenes.ts (what the local engine was tuned on), and
  * from every check in shared/: see docs/quality-evaluation.md for the styles, the sets and the oracle.
  */
-import { encodeJpeg } from '../../../shared/engine/local/codecs/jpeg-encoder.ts'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import { encodeJpeg } from '../../../shared/images/codecs/jpeg-encoder.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { encodePng } from '../../../devstack/samples/png-encoder.ts'
 import type { EncodedPhoto } from '../images.ts'
 import { makeFigure, SKIN_TONES } from './body.ts'

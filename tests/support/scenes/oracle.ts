@@ -3,8 +3,8 @@
  * the product's category and colours, the framing), never against what the service or its checks measured. Its
  * rules and thresholds are written down in docs/quality-evaluation.md#the-oracle, fixed before any check existed.
  */
-import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { ciede2000, labImage, labOf, type Lab } from './colour.ts'
 import { PART, type ProductKind, type Scene } from './types.ts'
 

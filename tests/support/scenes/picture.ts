@@ -3,7 +3,7 @@
  * anti-aliased or hard edges, each fill optionally naming the part it paints so the ground truth comes from the
  * drawing itself.
  */
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { PART, type Part, type Rgb } from './types.ts'
 
 export type Point = [number, number]

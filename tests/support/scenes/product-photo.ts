@@ -3,7 +3,7 @@
  * inside showing at the neck, sometimes cut out), white-on-white, on a hanger against a wall, styled with props and
  * hard shadows, or worn by a model. Returns the photo and which of its pixels show the product.
  */
-import { encodeJpeg } from '../../../shared/engine/local/codecs/jpeg-encoder.ts'
+import { encodeJpeg } from '../../../shared/images/codecs/jpeg-encoder.ts'
 import { encodePng } from '../../../devstack/samples/png-encoder.ts'
 import type { EncodedPhoto } from '../images.ts'
 import { extentOf, outlineOf, productColour, type ProductSpec } from './garments.ts'

@@ -1,5 +1,5 @@
 /** Contact sheets: shopper | product | result | verdicts, side by side at one height, as a PNG. */
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { encodePng } from '../../../devstack/samples/png-encoder.ts'
 import { resized } from './composites.ts'
 import { charsIn, writeText } from './font.ts'

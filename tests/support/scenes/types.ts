@@ -1,4 +1,4 @@
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import type { EncodedPhoto } from '../images.ts'
 import type { Figure } from './body.ts'
 import type { StyleName } from './held-out.ts'

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { createLocalPretreatment } from '../../../shared/bridal/local-pretreatment.ts'
 import { createLocalTrainScorer } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
-import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import { TryOnFailure } from '../../../shared/engine/failure.ts'
-import { answerOf } from '../../../shared/tryon/outcomes.ts'
+import { TryOnFailure } from '../../../shared/failure.ts'
+import { toApiError } from '../../../shared/http/errors.ts'
 import { judgeResult, makeBridalScene } from '../../support/bridal-scenes.ts'
 import { asInput } from '../../support/images.ts'
 
@@ -35,7 +35,7 @@ describe('wedding-dress verdicts on generated scenes', () => {
       } catch (error) {
         // A generation that fails is refunded: never a charge, whatever the scene.
         expect(error).toBeInstanceOf(TryOnFailure)
-        expect(answerOf(error as TryOnFailure).code, `${seed}`).toBe('generation_failed')
+        expect(toApiError(error as TryOnFailure).code, `${seed}`).toBe('generation_failed')
       }
     }
   })

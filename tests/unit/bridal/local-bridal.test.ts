@@ -3,13 +3,14 @@ import { createLocalPretreatment, trainFor } from '../../../shared/bridal/local-
 import { createLocalTrainScorer, measureTrain } from '../../../shared/bridal/local-scorer.ts'
 import { generateWithTrain } from '../../../shared/bridal/pipeline.ts'
 import type { BridalSteps, PretreatmentOutcome } from '../../../shared/bridal/ports.ts'
-import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { padWithFloor } from '../../../shared/bridal/floor-room.ts'
 import { analyseShopper, createLocalEngine, floorRowsIn, shopperPixels } from '../../../shared/engine/local/index.ts'
 import type { GarmentShape } from '../../../shared/engine/local/garment-shape.ts'
 import type { GeneratedImage, InputImage } from '../../../shared/engine/types.ts'
-import { TryOnFailure } from '../../../shared/engine/failure.ts'
-import { answerOf, withBridalScenario } from '../../../shared/tryon/outcomes.ts'
+import { TryOnFailure } from '../../../shared/failure.ts'
+import { toApiError } from '../../../shared/http/errors.ts'
+import { withBridalScenario } from '../../../shared/tryon/engines.ts'
 import { asInput, makeFlatImage, makeGarmentPhoto, makeShopperPhoto, type GarmentKind } from '../../support/images.ts'
 
 const slate: [number, number, number] = [120, 128, 140]
@@ -357,7 +358,7 @@ describe('bridal verdict', () => {
     const crashing: BridalSteps = { ...local, pretreatment: { name: 'broken', prepare: () => Promise.reject(new Error('out of memory')) } }
     const error = await generateWithTrain(counting, crashing, request(), { threshold: 0.5, log: silent, tryOnId: 't' }).catch((e) => e)
     expect(error).toBeInstanceOf(TryOnFailure)
-    expect(answerOf(error)).toMatchObject({ code: 'bridal_preprocessing_failed' })
+    expect(toApiError(error)).toMatchObject({ code: 'bridal_preprocessing_failed' })
     expect(calls).toBe(0)
   })
 

@@ -9,10 +9,10 @@ import {
   ImageDecodeError,
   type DecodeBudget,
   type RgbaImage,
-} from '../../../shared/engine/local/codecs/index.ts'
+} from '../../../shared/images/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
-import { downscaleToFit } from '../../../shared/engine/local/resize.ts'
-import { decodeUpright } from '../../../shared/engine/local/upright.ts'
+import { downscaleToFit } from '../../../shared/images/resize.ts'
+import { decodeUpright } from '../../../shared/images/upright.ts'
 import type { InputImage } from '../../../shared/engine/types.ts'
 import { storedPixels } from '../../support/jpeg-exif.ts'
 import { writeJpeg, coefficientsOf } from '../../support/jpeg-writer.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Rgb } from '../../../devstack/samples/drawing.ts'
 import { drawGarment, type GarmentKind } from '../../../devstack/samples/garment-photo.ts'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { extractGarment, guessCategory, type GarmentCutout } from '../../../shared/engine/local/garment.ts'
 import type { GarmentCategory } from '../../../shared/engine/types.ts'
 import { makeFlatImage } from '../../support/images.ts'

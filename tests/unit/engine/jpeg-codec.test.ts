@@ -3,8 +3,8 @@ import { JpegDecoder } from 'image-in-browser/lib/src/formats/jpeg-decoder.js'
 import { MemoryImage } from 'image-in-browser/lib/src/image/image.js'
 import { describe, expect, it } from 'vitest'
 import { random } from '../../../devstack/samples/drawing.ts'
-import { decodeImage, encodeJpeg, ImageDecodeError, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
-import { resizeArea } from '../../../shared/engine/local/resize.ts'
+import { decodeImage, encodeJpeg, ImageDecodeError, type RgbaImage } from '../../../shared/images/codecs/index.ts'
+import { resizeArea } from '../../../shared/images/resize.ts'
 import { makeShopperPhoto } from '../../support/images.ts'
 
 const shopper = makeShopperPhoto({ width: 200, height: 300, format: 'png' }).pixels

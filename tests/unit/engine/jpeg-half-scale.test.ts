@@ -1,7 +1,7 @@
 import { JpegChroma, JpegEncoder } from 'image-in-browser/lib/src/formats/jpeg-encoder.js'
 import { MemoryImage } from 'image-in-browser/lib/src/image/image.js'
 import { describe, expect, it } from 'vitest'
-import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { makeShopperPhoto } from '../../support/images.ts'
 
 /** The 2×2 means of a full-size decode: what a half-scale decode stands for. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { random } from '../../../devstack/samples/drawing.ts'
-import { createDecodeBudget, decodeImage, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { blankCoefficients, coefficientsOf, writeJpeg, type CoefficientImage, type JpegLayout } from '../../support/jpeg-writer.ts'
 
 const layouts: JpegLayout[] = ['gray', '4:4:4', '4:2:2', '4:2:0', 'cmyk', 'ycck']

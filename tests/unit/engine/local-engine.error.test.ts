@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, encodeJpeg, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { GarmentKind } from '../../../devstack/samples/garment-photo.ts'
-import { decodeImage, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import type { EngineOutcome, GarmentCategory, GeneratedImage, TryOnRequest } from '../../../shared/engine/types.ts'
 import type { ImageFormat } from '../../../shared/images/types.ts'

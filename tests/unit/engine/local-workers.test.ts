@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createWorkerLocalSteps } from '../../../devstack/local-workers.ts'
-import { createDecodeBudget } from '../../../shared/engine/local/codecs/raster.ts'
+import { createWorkerLocalSteps } from '../../../adapters/local-workers.ts'
+import { createDecodeBudget } from '../../../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../../../shared/engine/local/steps.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
 

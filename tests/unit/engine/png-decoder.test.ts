@@ -2,7 +2,7 @@ import { zlibSync } from 'fflate'
 import { describe, expect, it } from 'vitest'
 import { random } from '../../../devstack/samples/drawing.ts'
 import { encodePng, type PngOptions } from '../../../devstack/samples/png-encoder.ts'
-import { decodeImage, ImageDecodeError, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage, ImageDecodeError, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { crc32 } from '../../../shared/encoding/crc32.ts'
 
 /** Random RGBA with every alpha level represented: any mix-up of channels or rows shows. */

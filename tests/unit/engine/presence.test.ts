@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { analyseShopper, shopperPixels } from '../../../shared/engine/local/index.ts'
 import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { looksLikePerson } from '../../../shared/engine/local/presence.ts'

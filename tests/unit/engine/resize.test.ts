@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
-import { downscaleToFit, resizeArea } from '../../../shared/engine/local/resize.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
+import { downscaleToFit, resizeArea } from '../../../shared/images/resize.ts'
 
 function noise(width: number, height: number, seed: number): RgbaImage {
   let state = seed

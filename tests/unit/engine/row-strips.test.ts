@@ -8,9 +8,9 @@ import {
   encodeJpegRows,
   type RgbaImage,
   type RowSource,
-} from '../../../shared/engine/local/codecs/index.ts'
-import { rgbaRows } from '../../../shared/engine/local/codecs/raster.ts'
-import { downscaleRowsToFit, resizeArea, resizeAreaRows } from '../../../shared/engine/local/resize.ts'
+} from '../../../shared/images/codecs/index.ts'
+import { rgbaRows } from '../../../shared/images/codecs/raster.ts'
+import { downscaleRowsToFit, resizeArea, resizeAreaRows } from '../../../shared/images/resize.ts'
 import { prepareInput } from '../../../shared/engine/providers/images.ts'
 import { asInput, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
 

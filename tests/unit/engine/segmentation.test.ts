@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { drawGarment } from '../../../devstack/samples/garment-photo.ts'
 import { drawShopper, type Box, type ShopperPhotoOptions } from '../../../devstack/samples/shopper-photo.ts'
-import type { RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { segmentForeground, type Mask } from '../../../shared/engine/local/segmentation.ts'
 import { makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 

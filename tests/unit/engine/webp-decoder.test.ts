@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { random } from '../../../devstack/samples/drawing.ts'
-import { decodeImage, ImageDecodeError, type RgbaImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage, ImageDecodeError, type RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
 import { encodeWebpLossless } from '../../support/webp-encoder.ts'
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../../shared/http/errors.ts'
 import { LargeString } from '../../../shared/encoding/json-bytes.ts'
-import { invalidRequest, readTryOnBody, tryOnInputOf } from '../../../shared/http/request.ts'
-import { tryOnHeadersSchema, tryOnRequestSchema } from '../../../shared/http/schemas.ts'
+import { invalidRequest, readTryOnBody } from '../../../shared/http/request.ts'
+import { tryOnHeadersSchema, tryOnInputOf, tryOnRequestSchema } from '../../../shared/http/tryon.ts'
 import type { KeyMode } from '../../../shared/auth/api-key.ts'
 
 const MAX_BODY = 30 * 1024 * 1024

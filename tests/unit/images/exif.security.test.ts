@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { chunk, encodePng } from '../../../devstack/samples/png-encoder.ts'
-import { encodeJpeg } from '../../../shared/engine/local/codecs/jpeg-encoder.ts'
+import { encodeJpeg } from '../../../shared/images/codecs/jpeg-encoder.ts'
 import { asDisplayed } from '../../../shared/images/display.ts'
 import { orientationInTiff } from '../../../shared/images/exif.ts'
 import { intakeImage } from '../../../shared/images/intake.ts'

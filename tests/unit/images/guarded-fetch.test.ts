@@ -1,6 +1,6 @@
 import type dns from 'node:dns'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createGuardedFetch } from '../../../devstack/guarded-fetch.ts'
+import { createGuardedFetch } from '../../../adapters/guarded-fetch.ts'
 import { BlockedAddressError, createImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'
 import { png, startServer, type TestServer } from './fixtures.ts'
 

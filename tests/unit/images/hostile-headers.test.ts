@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createDecodeBudget, decodeImage, ImageDecodeError, ImageTooLargeError } from '../../../shared/engine/local/codecs/index.ts'
+import { createDecodeBudget, decodeImage, ImageDecodeError, ImageTooLargeError } from '../../../shared/images/codecs/index.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
 import { hostileImageArbitrary, jpegWithFrames, pngWithHeaders, webpCanvasAndFrame, webpFlat } from '../../support/hostile-images.ts'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodePng } from '../../../devstack/samples/png-encoder.ts'
-import { encodeJpeg } from '../../../shared/engine/local/codecs/jpeg-encoder.ts'
+import { encodeJpeg } from '../../../shared/images/codecs/jpeg-encoder.ts'
 import { asDisplayed, shownAsStored } from '../../../shared/images/display.ts'
 import { convertToSrgb, srgbConversionOf } from '../../../shared/images/icc.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createGuardedFetch } from '../../../devstack/guarded-fetch.ts'
-import { ApiError } from '../../../shared/http/errors.ts'
+import { createGuardedFetch } from '../../../adapters/guarded-fetch.ts'
+import { TryOnFailure } from '../../../shared/failure.ts'
+import { type ApiError, toApiError } from '../../../shared/http/errors.ts'
 import { type LargeString, parseJsonBytes } from '../../../shared/encoding/json-bytes.ts'
 import { createImageFetcher, type ImageFetcher, ImageFetchError } from '../../../shared/images/fetch.ts'
 import { intakeImage } from '../../../shared/images/intake.ts'
@@ -26,8 +27,9 @@ async function apiError(work: Promise<unknown>): Promise<ApiError> {
     },
     (error: unknown) => error,
   )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
+  // The intake refuses with the domain's failure; the caller is answered what toApiError makes of it.
+  expect(error).toBeInstanceOf(TryOnFailure)
+  return toApiError(error as TryOnFailure)
 }
 
 /** The value as a request body holds it when it is large: still in the body's bytes (escaped as PHP would). */
@@ -39,7 +41,10 @@ function leftInBody(value: string): LargeString {
 const settle = (work: Promise<unknown>) =>
   work.then(
     (value) => ({ value }),
-    (error: ApiError) => ({ error: { code: error.code, message: error.message } }),
+    (error: TryOnFailure) => {
+      const answer = toApiError(error)
+      return { error: { code: answer.code, message: answer.message } }
+    },
   )
 
 /**

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { goals, qualityOf, report, summarise, type Outcome } from '../../support/scenes/evaluation.ts'
 import { contactSheet } from '../../support/scenes/sheet.ts'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeJpeg } from '../../../shared/engine/local/codecs/index.ts'
+import { encodeJpeg } from '../../../shared/images/codecs/index.ts'
 import { farColour, paintedComposite, paintedParts, received, resized, shifted, withFloorBelow } from '../../support/scenes/composites.ts'
 import { SETS, styleOf } from '../../support/scenes/held-out.ts'
 import { scene } from '../../support/scenes/index.ts'

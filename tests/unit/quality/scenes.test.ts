@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { deltaE } from '../../support/scenes/colour.ts'
 import { ALL_STYLES, HELD_OUT_STYLE, isHeldOut, SETS, styleOf, TUNING_STYLES, type StyleName } from '../../support/scenes/held-out.ts'
 import { scene } from '../../support/scenes/index.ts'

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createLocalStore, objectFile } from '../../../supabase/functions/tryon-api/local-store.ts'
+import { createLocalStore, objectFile } from '../../../adapters/local-store.ts'
 
 describe('the local disk store', async () => {
   const root = await mkdtemp(join(tmpdir(), 'tryon-store-'))

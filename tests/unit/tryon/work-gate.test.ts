@@ -1,8 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { TryOnFailure } from '../../../shared/engine/failure.ts'
-import { errorCatalogue } from '../../../shared/http/errors.ts'
-import { answerOf } from '../../../shared/tryon/outcomes.ts'
+import { TryOnFailure } from '../../../shared/failure.ts'
+import { errorCatalogue, toApiError } from '../../../shared/http/errors.ts'
 import { createWorkGate } from '../../../shared/tryon/work-gate.ts'
 
 /** Work that runs until released, recording when it started. */
@@ -32,8 +31,8 @@ describe('the local work gate', () => {
 
     const refused = await gate.run(async () => 'd').catch((error) => error)
     expect(refused).toBeInstanceOf(TryOnFailure)
-    expect(answerOf(refused)).toMatchObject({ code: 'service_busy', status: 503, headers: { 'Retry-After': '3' } })
-    expect(answerOf(refused).message).toBe(errorCatalogue.service_busy.message)
+    expect(toApiError(refused)).toMatchObject({ code: 'service_busy', status: 503, headers: { 'Retry-After': '3' } })
+    expect(toApiError(refused).message).toBe(errorCatalogue.service_busy.message)
 
     a.release()
     await expect.poll(() => started).toEqual(['a', 'b', 'c'])

@@ -1,6 +1,6 @@
 import { Unzlib } from 'fflate'
 import { checkAllocation, ImageDecodeError, type AllocationLimits, type RgbaImage } from './raster.ts'
-import { crc32 } from '../../../encoding/crc32.ts'
+import { crc32 } from '../../encoding/crc32.ts'
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }

@@ -1,4 +1,4 @@
-import type { ImageFormat } from '../../../images/types.ts'
+import type { ImageFormat } from '../types.ts'
 import { decodeJpeg, decodeJpegRows } from './jpeg-decoder.ts'
 import { decodePng } from './png-decoder.ts'
 import { ImageDecodeError, rgbaRows, type AllocationLimits, type RgbaImage, type RowSource } from './raster.ts'

@@ -1,4 +1,4 @@
-import type { Orientation } from '../../../images/exif.ts'
+import type { Orientation } from '../exif.ts'
 import { rgbaRows, type RgbaImage, type RowSource } from './raster.ts'
 
 /** Decoded pixels turned as an EXIF orientation says: what a viewer shows. The image itself when it is 1. */

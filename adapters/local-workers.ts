@@ -9,7 +9,7 @@ import type {
   TrainPretreatment,
   TrainScorer,
 } from '../shared/bridal/ports.ts'
-import type { DecodeBudget } from '../shared/engine/local/codecs/raster.ts'
+import type { DecodeBudget } from '../shared/images/codecs/raster.ts'
 import type { LocalSteps } from '../shared/engine/local/steps.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../shared/engine/types.ts'
 

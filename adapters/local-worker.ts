@@ -1,11 +1,11 @@
 /**
- * A worker thread of devstack/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
+ * A worker thread of adapters/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
  * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
  * and what the call spent of the budget.
  */
 import { parentPort } from 'node:worker_threads'
 import type { TrainGuidance } from '../shared/bridal/ports.ts'
-import { createDecodeBudget } from '../shared/engine/local/codecs/raster.ts'
+import { createDecodeBudget } from '../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../shared/engine/local/steps.ts'
 import type { LocalCall, LocalReply } from './local-workers.ts'
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
-import { publicObjectUrl, type ResultStore } from '../../../shared/storage/result-store.ts'
+import { publicObjectUrl, type ResultStore } from '../shared/storage/result-store.ts'
 
 /** Results up to this size are written in one synchronous call. */
 const SYNC_WRITE_BYTES = 256 * 1024

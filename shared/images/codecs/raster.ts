@@ -24,7 +24,7 @@ export function createRgba(width: number, height: number): RgbaImage {
   return { width, height, data: new Uint8Array(width * height * 4) }
 }
 
-/** The most pixels one image may have (DESIGN.md §4), whatever decodes it. */
+/** The most pixels one image may have (docs/api.md, "Images"), whatever decodes it. */
 export const MAX_IMAGE_PIXELS = 40_000_000
 
 /**
@@ -42,7 +42,7 @@ export interface DecodeBudget {
   readonly workRemaining: number
   /**
    * The request's decoded copy of each input, by its bytes: a later step that needs no more detail reuses it instead of
-   * decoding the same bytes again (shared/engine/local/upright.ts). Absent, every step decodes for itself.
+   * decoding the same bytes again (shared/images/upright.ts). Absent, every step decodes for itself.
    */
   readonly copies?: WeakMap<Uint8Array, DecodedCopy>
 }

@@ -1,4 +1,4 @@
-import { JPEG_MAX_SCANS, JPEG_WORK_PER_BLOCK, jpegScanWork } from '../../../images/decoding-work.ts'
+import { JPEG_MAX_SCANS, JPEG_WORK_PER_BLOCK, jpegScanWork } from '../decoding-work.ts'
 import {
   buildHuffmanTable,
   decodeProgressiveAcScan,
