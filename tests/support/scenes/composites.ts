@@ -4,7 +4,7 @@
  */
 import { decodeImage } from '../../../shared/engine/local/codecs/index.ts'
 import type { RgbaImage } from '../../../shared/engine/local/codecs/raster.ts'
-import { deltaE } from './colour.ts'
+import { deltaE } from '../../../shared/quality/colour.ts'
 import { PART, type Part, type Rgb, type Scene } from './types.ts'
 
 const COVERS: Record<Scene['truth']['product']['kind'], Part[]> = {
