@@ -10,42 +10,22 @@
  *   --seeds a-b | a,b,c   tuning seeds (default 1-60)
  *   --list                one line per disagreement
  *   --measures            print the check's measures on each disagreement
+ *   --cache DIR           keep the engine's results in DIR (JPEG per seed), so a rerun after a threshold change is quicker
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { decodeImage } from '../shared/engine/local/codecs/index.ts'
 import type { RgbaImage } from '../shared/engine/local/codecs/raster.ts'
 import { createLocalEngine } from '../shared/engine/local/index.ts'
 import type { InputImage } from '../shared/engine/types.ts'
-import { measureResult, type QualityCategory, type QualityProductKind } from '../shared/quality/measure.ts'
+import { measureResult } from '../shared/quality/measure.ts'
 import { farColour, paintedComposite, paintedParts, received, shifted } from '../tests/support/scenes/composites.ts'
 import { SETS, styleOf } from '../tests/support/scenes/held-out.ts'
 import { scene, type Scene } from '../tests/support/scenes/index.ts'
 import { judge } from '../tests/support/scenes/oracle.ts'
-import { PART, type ProductKind } from '../tests/support/scenes/types.ts'
-
-/** How the service would name a scene's product to the check. */
-export function checkCategoryOf(kind: ProductKind): { category: QualityCategory; productKind?: QualityProductKind } {
-  switch (kind) {
-    case 'tshirt':
-    case 'shirt':
-      return { category: 'top' }
-    case 'jacket':
-      return { category: 'outerwear' }
-    case 'trousers':
-      return { category: 'bottom', productKind: 'trousers' }
-    case 'skirt':
-      return { category: 'bottom', productKind: 'skirt' }
-    case 'dress':
-      return { category: 'dress' }
-    case 'gown':
-    case 'train-gown':
-      return { category: 'dress', productKind: 'gown' }
-    case 'shoes':
-      return { category: 'shoes' }
-    case 'bag':
-      return { category: 'bag' }
-  }
-}
+import { PART } from '../tests/support/scenes/types.ts'
+import { checkCategoryOf } from './tune-quality-categories.ts'
 
 function parseSeeds(text: string): number[] {
   const seeds = text.includes('-')
@@ -63,6 +43,9 @@ const seedsAt = args.indexOf('--seeds')
 const seeds = parseSeeds(seedsAt >= 0 ? args[seedsAt + 1] : '1-60')
 const list = args.includes('--list')
 const showMeasures = args.includes('--measures')
+const cacheAt = args.indexOf('--cache')
+const cache = cacheAt >= 0 ? args[cacheAt + 1] : undefined
+if (cache) mkdirSync(cache, { recursive: true })
 
 interface Tally {
   judged: number
@@ -111,14 +94,20 @@ const roundAll = (m: Record<string, number>) => Object.fromEntries(Object.entrie
 for (const seed of seeds) {
   const sc = scene(styleOf(SETS.tuning, seed), seed)
   const product = decodeImage(sc.product.bytes, sc.product.format)
-  const outcome = await engine.generate({
-    person: input(sc.shopper),
-    garment: input(sc.product),
-    category: undefined,
-    clothingType: sc.request.clothingType,
-    ...(sc.request.productType === 'wedding-dress' && sc.truth.product.hasTrain && { train: { length: 0.25, spread: 1.6 } }),
-  })
-  if (outcome.kind === 'generated' && 'bytes' in outcome.image) record('engine', sc, decodeImage(outcome.image.bytes, 'jpeg'), product)
+  const cached = cache && join(cache, `${seed}.jpg`)
+  let bytes: Uint8Array | undefined = cached && existsSync(cached) ? new Uint8Array(readFileSync(cached)) : undefined
+  if (!bytes && !(cached && existsSync(`${cached}.none`))) {
+    const outcome = await engine.generate({
+      person: input(sc.shopper),
+      garment: input(sc.product),
+      category: undefined,
+      clothingType: sc.request.clothingType,
+      ...(sc.request.productType === 'wedding-dress' && sc.truth.product.hasTrain && { train: { length: 0.25, spread: 1.6 } }),
+    })
+    if (outcome.kind === 'generated' && 'bytes' in outcome.image) bytes = outcome.image.bytes
+    if (cached) writeFileSync(bytes ? cached : `${cached}.none`, bytes ?? '')
+  }
+  if (bytes) record('engine', sc, decodeImage(bytes, 'jpeg'), product)
   if (!sc.truth.shopper.fullLength) continue
   const good = paintedComposite(sc)
   record('painted', sc, good, product, false)

@@ -13,7 +13,7 @@ import { extractGarment } from '../engine/local/garment.ts'
 import { analyseBody, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../engine/local/resize.ts'
 import { segmentForeground } from '../engine/local/segmentation.ts'
-import { ciede2000, labImage, type Lab } from './colour.ts'
+import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
 export type QualityIssue =
@@ -167,15 +167,17 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   // The local engine's silhouette and landmarks (its person-presence test is left out: a remote engine may have dressed
   // a figure that test doubts, and the regions are still best read from its silhouette).
   const segmentation = segmentForeground(shopperSmall, { backdrop: 'room' })
-  const body = analyseBody(segmentation.mask, segmentation.coverage)
+  const read = analyseBody(segmentation.mask, segmentation.coverage)
   const person = segmentation.mask.data
-  measures.bodyFound = body.found ? 1 : 0
-  const H = body.figureHeight
+  measures.bodyFound = read.found ? 1 : 0
+  // No landmarks: the silhouette's own extent stands in for them, when it looks like a standing figure at all.
+  const body = read.found ? read : layoutOfExtent(person, width, height)
+  const H = body?.figureHeight ?? height
   const outside = chamfer(width, height, (i) => person[i] === 1)
   const inside = chamfer(width, height, (i) => person[i] === 0)
   const { required, forbidden } = regionsFor(input.category, input.productKind)
   const skirted = input.category === 'dress' || input.productKind === 'skirt' || input.productKind === 'gown'
-  const envelope = envelopeOf(body, outside, width, height, skirted, input.weddingDress === true)
+  const envelope = body ? envelopeOf(body, outside, width, height, skirted, input.weddingDress === true) : new Uint8Array(n)
   lap('person')
 
   // Background far from the person and from anywhere the product may lie: the same picture.
@@ -195,8 +197,8 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
 
   // The head: rows from the top of the head to the neck, inside the silhouette, a pixel in from its edge.
   const head = new Uint8Array(n)
-  const chin = Math.max(body.neckY, body.headTop + 0.13 * H)
-  for (let y = Math.max(0, Math.floor(body.headTop)); y < Math.min(height, Math.ceil(chin)); y++) {
+  const chin = !body ? 0 : Math.max(body.neckY, body.headTop + 0.13 * H)
+  for (let y = body ? Math.max(0, Math.floor(body.headTop)) : height; y < Math.min(height, Math.ceil(chin)); y++) {
     for (let x = 0; x < width; x++) if (inside[y * width + x] > 1.5) head[y * width + x] = 1
   }
   const fixed = (i: number) => !envelope[i] || head[i] === 1
@@ -206,7 +208,7 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   if (shift.moved) issues.add('framing_changed')
   lap('framing')
 
-  if (body.found) {
+  if (body) {
     let headSum = 0
     let headChanged = 0
     let headCount = 0
@@ -228,9 +230,11 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   lap('head')
   // The product's dominant colours, and which changed pixels of the result show one of them.
   const drawn = dominantColours(input.product)
-  // The same colours under the photo's light: its background's colour cast (median a*, b*) added to them.
+  // The same colours under the photo's light: dimmer (as a dim room or the engine's shading shows them), and with the
+  // colour cast of the photo's background (median a*, b*) added.
   const cast = castOf(after, outside, envelope, H, n)
-  const colours = [...drawn, ...drawn.map((c): Lab => [c[0], c[1] + cast[0], c[2] + cast[1]])]
+  const lit = drawn.flatMap((c) => LIGHT_GAINS.map((g) => dimmed(c, g)))
+  const colours = [...lit, ...lit.map((c): Lab => [c[0], c[1] + cast[0], c[2] + cast[1]])]
   measures.productColours = drawn.length
   measures.castA = cast[0]
   measures.castB = cast[1]
@@ -255,10 +259,13 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   }
   lap('colour')
 
-  if (!body.found) {
+  if (!body) {
     // Nowhere to measure coverage against: only the framing and the colour of what changed can be judged.
     const changedAll = colourOf(changed, nearest, () => true, n)
+    measures.changedShare = changedAll.count / n
     if (changedAll.count > 0) measures.colourDeltaE = changedAll.median
+    if (measures.changedShare < T.bagArea) issues.add('garment_missing')
+    else if (changedAll.median > T.matches) issues.add('colour_changed')
     return finish(issues, scores, measures)
   }
 
@@ -328,6 +335,67 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   }
   lap('coverage')
   return finish(issues, scores, measures)
+}
+
+/**
+ * A layout read from the silhouette's extent alone (rows from its first to its last; per row, its leftmost and rightmost
+ * pixels as the torso's and the legs' spans), when the landmarks could not be read; undefined when the silhouette is
+ * empty, fills the frame, or is not taller than wide.
+ */
+function layoutOfExtent(person: Uint8Array, width: number, height: number): BodyLayout | undefined {
+  let top = -1
+  let bottom = -1
+  let sumX = 0
+  let count = 0
+  const left = new Float32Array(height).fill(Number.NaN)
+  const right = new Float32Array(height).fill(Number.NaN)
+  let minX = width
+  let maxX = -1
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      if (!person[y * width + x]) continue
+      if (top < 0) top = y
+      bottom = y
+      sumX += x
+      count++
+      if (Number.isNaN(left[y])) left[y] = x
+      right[y] = x
+      minX = Math.min(minX, x)
+      maxX = Math.max(maxX, x)
+    }
+  const tall = bottom - top
+  if (count < 0.02 * width * height || count > 0.9 * width * height || tall < 1.2 * (maxX - minX)) return undefined
+  const at = (f: number) => top + f * tall
+  const spans = { left, right }
+  return {
+    found: false,
+    feetVisible: bottom < height - 2,
+    centreX: sumX / count,
+    headTop: top,
+    neckY: at(0.14),
+    shoulderY: at(0.17),
+    shoulderWidth: maxX - minX,
+    waistY: at(0.4),
+    hipY: at(0.5),
+    crotchY: at(0.525),
+    kneeY: at(0.72),
+    ankleY: at(0.955),
+    floorY: bottom,
+    figureHeight: tall,
+    torso: spans,
+    legs: spans,
+    outer: spans,
+  }
+}
+
+/** Gains in linear light a garment's colour is compared at: as photographed, and as a dim room or a shadow shows it. */
+const LIGHT_GAINS = [1, 0.7, 0.5, 0.35]
+
+function dimmed(lab: Lab, gain: number): Lab {
+  if (gain === 1) return lab
+  const rgb = rgbOf(lab)
+  const f = gain ** (1 / 2.2)
+  return labOf([rgb[0] * f, rgb[1] * f, rgb[2] * f])
 }
 
 /** The median a*, b* of the background away from the person, each kept within ±20: the colour of the photo's light. */
@@ -400,7 +468,7 @@ function topRows(image: RgbaImage, rows: number): RgbaImage {
 /**
  * The product's dominant colours: its cut-out (separated from a white, flat-lay or mannequin backdrop by the local
  * engine's garment extraction) in L*a*b*, clustered by k-means (k = 4, farthest-point start, so it is deterministic);
- * clusters of at least 8% of the garment are kept.
+ * clusters of at least 15% of the garment are kept.
  */
 export function dominantColours(product: RgbaImage): Lab[] {
   const cut = extractGarment(shrink(product, 160)).image
@@ -440,7 +508,7 @@ export function dominantColours(product: RgbaImage): Lab[] {
     })
   }
   const counts = centres.map((_, k) => owner.reduce((sum, o) => sum + (o === k ? 1 : 0), 0))
-  return centres.filter((_, k) => counts[k] >= 0.08 * sample.length)
+  return centres.filter((_, k) => counts[k] >= 0.15 * sample.length)
 }
 
 /**
