@@ -83,11 +83,11 @@ export const QUALITY_THRESHOLDS = {
   /** A changed pixel shows the product: within this CIEDE2000 (kL = 2) of one of its dominant colours. */
   matches: 12,
   /** Share of each region the product must cover. */
-  cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.45, feet: 0.5 },
+  cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.4, feet: 0.5 },
   /** Share of a region it does not belong to that the product may cover. */
   wrongRegion: 0.3,
   /** Product pixels off the body's envelope, as a share of the area it should cover (for a bag, of its own). */
-  offBody: 0.2,
+  offBody: 0.25,
   /** A bag shows on this share of the image at least. */
   bagArea: 0.003,
 } as const
