@@ -241,17 +241,19 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   const changed = new Uint8Array(n)
   const shows = new Uint8Array(n)
   const nearest = new Float32Array(n)
-  // A garment is a few colours: the distance is computed once per L*a*b* cell of 1 unit and looked up after that.
+  // A garment is a few colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at
+  // most 1.7 units away) and looked up after that.
   const known = new Map<number, number>()
   for (let i = 0; i < n; i++) {
     if (delta[i] <= T.changed) continue
     changed[i] = 1
     const lab = labAt(after, i)
-    const key = (Math.round(lab[0]) * 256 + Math.round(lab[1]) + 128) * 256 + Math.round(lab[2]) + 128
+    const cell: Lab = [2 * Math.round(lab[0] / 2), 2 * Math.round(lab[1] / 2), 2 * Math.round(lab[2] / 2)]
+    const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
     let best = known.get(key)
     if (best === undefined) {
       best = Infinity
-      for (const c of colours) best = Math.min(best, ciede2000(lab, c, 2))
+      for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
       known.set(key, best)
     }
     nearest[i] = best
@@ -389,7 +391,7 @@ function layoutOfExtent(person: Uint8Array, width: number, height: number): Body
 }
 
 /** Gains in linear light a garment's colour is compared at: as photographed, and as a dim room or a shadow shows it. */
-const LIGHT_GAINS = [1, 0.7, 0.5, 0.35]
+const LIGHT_GAINS = [1, 0.6, 0.35]
 
 function dimmed(lab: Lab, gain: number): Lab {
   if (gain === 1) return lab
