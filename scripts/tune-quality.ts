@@ -49,6 +49,7 @@ if (cache) mkdirSync(cache, { recursive: true })
 
 interface Tally {
   judged: number
+  broken: number
   brokenPassed: number
   good: number
   goodFailed: number
@@ -72,11 +73,12 @@ function record(name: string, sc: Scene, result: RgbaImage, product: RgbaImage, 
     weddingDress: sc.request.productType === 'wedding-dress',
   })
   times.push(performance.now() - started)
-  const tally = tallies.get(name) ?? { judged: 0, brokenPassed: 0, good: 0, goodFailed: 0 }
+  const tally = tallies.get(name) ?? { judged: 0, broken: 0, brokenPassed: 0, good: 0, goodFailed: 0 }
   tallies.set(name, tally)
-  tally.judged++
   // A hand-made composite the oracle disputes (a good one it calls broken, a broken one it passes) is not counted.
   if (expectBroken !== undefined && expectBroken !== verdict.broken) return
+  tally.judged++
+  if (verdict.broken) tally.broken++
   if (verdict.broken && check.passed) tally.brokenPassed++
   if (!verdict.broken) tally.good++
   if (!verdict.broken && !check.passed) tally.goodFailed++
@@ -121,13 +123,13 @@ for (const seed of seeds) {
 let brokenPassed = 0
 let good = 0
 let goodFailed = 0
-console.log('case          judged  broken-passed  good  good-failed')
+console.log('case          judged  broken  broken-passed  good  good-failed')
 for (const [name, t] of tallies) {
   brokenPassed += t.brokenPassed
   good += t.good
   goodFailed += t.goodFailed
   console.log(
-    `${name.padEnd(13)} ${String(t.judged).padStart(6)}  ${String(t.brokenPassed).padStart(13)}  ${String(t.good).padStart(4)}  ${String(t.goodFailed).padStart(11)}`,
+    `${name.padEnd(13)} ${String(t.judged).padStart(6)}  ${String(t.broken).padStart(6)}  ${String(t.brokenPassed).padStart(13)}  ${String(t.good).padStart(4)}  ${String(t.goodFailed).padStart(11)}`,
   )
 }
 times.sort((a, b) => a - b)
