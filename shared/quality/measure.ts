@@ -470,7 +470,7 @@ function topRows(image: RgbaImage, rows: number): RgbaImage {
 /**
  * The product's dominant colours: its cut-out (separated from a white, flat-lay or mannequin backdrop by the local
  * engine's garment extraction) in L*a*b*, clustered by k-means (k = 4, farthest-point start, so it is deterministic);
- * clusters of at least 15% of the garment are kept.
+ * clusters of at least 10% of the garment are kept, but skin when the largest cluster is not skin.
  */
 export function dominantColours(product: RgbaImage): Lab[] {
   const cut = extractGarment(shrink(product, 160)).image
@@ -510,7 +510,17 @@ export function dominantColours(product: RgbaImage): Lab[] {
     })
   }
   const counts = centres.map((_, k) => owner.reduce((sum, o) => sum + (o === k ? 1 : 0), 0))
-  return centres.filter((_, k) => counts[k] >= 0.15 * sample.length)
+  const kept = centres.map((c, k) => ({ c, count: counts[k] })).filter(({ count }) => count >= 0.1 * sample.length)
+  // On a model, skin is no colour of the garment: a skin-toned cluster goes when a larger cluster is not skin-toned.
+  const largest = kept.reduce((a, b) => (b.count > a.count ? b : a), kept[0])
+  return kept.filter(({ c }) => !(largest && !skinToned(largest.c) && skinToned(c) && c !== largest.c)).map(({ c }) => c)
+}
+
+/** Skin's hue and chroma in L*a*b*, every tone from light to deep (red-yellow, hue 25-75 degrees, chroma 8-45). */
+function skinToned([L, a, b]: Lab): boolean {
+  const hue = (Math.atan2(b, a) * 180) / Math.PI
+  const chroma = Math.hypot(a, b)
+  return L > 15 && L < 90 && hue >= 25 && hue <= 75 && chroma >= 8 && chroma <= 45
 }
 
 /**
