@@ -230,6 +230,7 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   lap('head')
   // The product's dominant colours, and which changed pixels of the result show one of them.
   const drawn = dominantColours(input.product)
+  lap('product')
   // The same colours under the photo's light: dimmer (as a dim room or the engine's shading shows them), and with the
   // colour cast of the photo's background (median a*, b*) added.
   const cast = castOf(after, outside, envelope, H, n)
@@ -433,7 +434,8 @@ function colourOf(changed: Uint8Array, nearest: Float32Array, where: (i: number)
 
 /**
  * A copy with the long side at most `side`: every few pixels are sampled first when the image is over four times that
- * (a 12 MP photo is not read whole), then area-averaged, so the cost is bounded whatever the input size.
+ * (to about twice the size wanted; a 12 MP photo is not read whole), then area-averaged, so the cost is bounded whatever
+ * the input size.
  */
 function shrink(image: RgbaImage, side: number): RgbaImage {
   const long = Math.max(image.width, image.height)
@@ -444,7 +446,7 @@ function shrink(image: RgbaImage, side: number): RgbaImage {
 
 function shrinkTo(image: RgbaImage, width: number, height: number): RgbaImage {
   if (image.width === width && image.height === height) return image
-  const step = Math.floor(Math.min(image.width / width, image.height / height) / 4)
+  const step = Math.floor(Math.min(image.width / width, image.height / height) / 2)
   const source = step >= 2 ? sample(image, step) : image
   if (source.width < width || source.height < height) return sample(image, 1, width, height)
   return resizeArea(source, width, height)
@@ -467,13 +469,16 @@ function topRows(image: RgbaImage, rows: number): RgbaImage {
   return { width: image.width, height: rows, data: image.data.subarray(0, image.width * rows * 4) }
 }
 
+/** The product photo's colours are read on a copy this large: a garment's few colours need no more. */
+const PRODUCT_SIDE = 112
+
 /**
  * The product's dominant colours: its cut-out (separated from a white, flat-lay or mannequin backdrop by the local
  * engine's garment extraction) in L*a*b*, clustered by k-means (k = 4, farthest-point start, so it is deterministic);
  * clusters of at least 10% of the garment are kept, but skin when the largest cluster is not skin.
  */
 export function dominantColours(product: RgbaImage): Lab[] {
-  const cut = extractGarment(shrink(product, 160)).image
+  const cut = extractGarment(shrink(product, PRODUCT_SIDE)).image
   const all = labImage(cut.data, cut.width * cut.height)
   const points: Lab[] = []
   for (let i = 0; i < cut.width * cut.height; i++) if (cut.data[i * 4 + 3] >= 192) points.push(labAt(all, i))
