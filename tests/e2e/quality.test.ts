@@ -237,3 +237,50 @@ describe('checked results with the Gemini engine and judge (live keys at level j
     await x.expectBalanced(key, 1)
   })
 })
+
+describe('a failed result generated again on the next engine of the chain (TRYON_ENGINE=gemini,local)', () => {
+  let t: TestStack
+  let fake: FakeServer
+  const x = helpers(() => t)
+  beforeAll(async () => {
+    fake = await startFakeServer()
+    t = await startTestStack({
+      env: { TRYON_ENGINE: 'gemini,local', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url },
+    })
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+
+  it('Gemini sends the photo back unchanged: generated again on the local engine, checked again, passed, charged once', async () => {
+    // The shopper photo as it came: nothing was put on. The judge is asked only about the second result.
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(makeShopperPhoto({ width: 240, height: 420, format: 'jpeg' }).bytes))
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged())
+    const key = await t.createKey({ credits: 1, mode: 'live' })
+    await x.setLevel(key, 'judge')
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 1, quality: { checked: true, passed: true, issues: [] } })
+    expect(res.body.shortId).toMatch(/^[0-9A-Za-z]{10}$/)
+    expect(fake.requestsTo(geminiPath(IMAGE_MODEL))).toHaveLength(1)
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(1)
+    const [row] = await t.stack.sql<{ engine: string; outcome: string }[]>`
+      select engine, outcome from tryon.tryons where id = ${res.body.tryOnId}`
+    expect(row).toEqual({ engine: 'local', outcome: 'generated' })
+    await x.expectBalanced(key, 0)
+  })
+
+  it('a wedding dress is not generated again: the failed result is delivered free', async () => {
+    fake.reset()
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(makeShopperPhoto({ width: 400, height: 600, format: 'jpeg' }).bytes))
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({}, { weddingDress: true }))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    await x.setLevel(key, 'measured')
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 0, shortId: null, quality: { checked: true, passed: false } })
+    expect(fake.requestsTo(geminiPath(IMAGE_MODEL))).toHaveLength(1)
+    await x.expectBalanced(key, 2)
+  })
+})
