@@ -2,6 +2,10 @@
  * `npm run bench`: the service's own cost next to a floor, in one run on one machine. Needs only the
  * Postgres at TEST_DATABASE_URL (default 127.0.0.1:5432) and Linux (memory and CPU are read from /proc);
  * makes a fresh database and drops it afterwards.
+ * Its keys are at the default quality check level (docs/billing.md, "Checked results"): every try-on's result is
+ * measured before it is billed, so the try-on rows include the measured checks (the instant engine's 64×64 answer
+ * fails them, delivered free). On one loaded run the instant row at concurrency 1 took 110 ms of server CPU per
+ * request, against 10 ms with the keys at level off.
  * Each server runs in a child process (its memory is its own); autocannon in this one drives it.
  *   BENCH_SECONDS (default 10): length of each run; BENCH_CONCURRENCY (default 1,16,64);
  *   BENCH_ONLY: a comma-separated subset of the scenarios (baseline, billing, instant, instant-one-key, instant-limits, instant-memory,
