@@ -1,5 +1,6 @@
 import type { BillingStore } from './billing/store.ts'
 import type { BridalSteps } from './bridal/ports.ts'
+import type { QualityJudge } from './quality/judge.ts'
 import type { TryOnEngine } from './engine/types.ts'
 import type { GuardedImageFetcher } from './images/fetch.ts'
 import type { ClientIdentity } from './limits/client-address.ts'
@@ -27,6 +28,8 @@ export interface Deps {
     live: BridalSteps
     test: BridalSteps
   }
+  /** The seeing judge live keys' results are checked by at level `judge`, when one is configured (TRYON_TRAIN_SCORER). */
+  judge?: QualityJudge
   fetchImage: GuardedImageFetcher
   /** The caller's address and its HMAC, for the per-client abuse limits. */
   clients: ClientIdentity

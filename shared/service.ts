@@ -18,6 +18,7 @@ import { randomIds } from './tryon/ids.ts'
 import { gatedBridalSteps, gatedEngine } from './tryon/engines.ts'
 import { createWorkGate, type WorkGate } from './tryon/work-gate.ts'
 import { createApp } from './app.ts'
+import { createLiveQualityJudge } from './quality/live-judge.ts'
 
 /** A refused try-on is worth retrying once the try-ons ahead of it are done: about a second or two each. */
 const LOCAL_WORK_RETRY_AFTER_SECONDS = 2
@@ -122,6 +123,7 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
     // always the local ones.
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
+    judge: createLiveQualityJudge(providers, runtime),
     fetchImage,
     clients: createClientIdentity({
       source: header === 'socket' ? (platform.socketAddress ?? (() => null)) : headerAddress(header),

@@ -92,4 +92,9 @@ export type NoImageOutcome = Exclude<EngineOutcome, { kind: 'generated' }>
 export interface TryOnEngine<Image extends ResultImage = ResultImage> {
   readonly name: string
   generate(request: TryOnRequest): Promise<EngineOutcome<Image>>
+  /**
+   * A fallback chain's engines after the one named (the engine an image records): what a result that failed its
+   * quality check is generated again on. Undefined when none follows, or for a single engine.
+   */
+  after?(name: string): TryOnEngine | undefined
 }

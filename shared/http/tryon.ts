@@ -79,8 +79,9 @@ export const tryOnHeadersSchema = z.object({
     .optional()
     .openapi({
       description:
-        'Test keys only: forces an outcome. `content_rejected` (422), `generation_failed` (500); for wedding-dress requests ' +
-        '`train_score_low`, `train_score_unavailable`, `train_pretreatment_unavailable`, `bridal_preprocessing_crash` (503). ' +
+        'Test keys only: forces an outcome. `content_rejected` (422), `generation_failed` (500), `quality_failed` (a ' +
+        "checked key's result fails its check: delivered, 0 credits); for wedding-dress requests `train_score_low`, " +
+        '`train_score_unavailable`, `train_pretreatment_unavailable`, `bridal_preprocessing_crash` (503). ' +
         'A live key sending it, an unknown value or a bridal one on a standard request get 400.',
     }),
   'Idempotency-Key': idempotencyKeySchema.optional().openapi({
@@ -124,6 +125,30 @@ export const bridalSchema = z
   .meta({ description: 'Present in wedding-dress responses only.' })
   .openapi('Bridal')
 
+export const qualitySchema = z
+  .object({
+    checked: z
+      .boolean()
+      .meta({ description: '`false` when the check could not run (the judge was down, blocked or off-schema): billed as usual.' }),
+    passed: z
+      .boolean()
+      .nullable()
+      .meta({ description: '`false`: the result failed the check and was delivered free (`creditsCharged` 0, `shortId` null).' }),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'How well the result passed, 0 to 1; `null` when the check could not run.' }),
+    issues: z.array(z.string()).meta({
+      description:
+        'What failed: `framing_changed`, `person_changed`, `colour_changed`, `garment_missing`, `garment_wrong_region`, ' +
+        '`garment_off_body`, `garment_not_applied`, `details_lost`, `artifacts` (`scenario_forced` by a test scenario).',
+    }),
+  })
+  .meta({ description: 'Present when the key\'s results are checked before they are billed (docs/billing.md, "Checked results").' })
+  .openapi('Quality')
+
 export const tryOnSuccessSchema = z
   .object({
     success: z.literal(true),
@@ -137,6 +162,7 @@ export const tryOnSuccessSchema = z
     creditsRemaining: z.number().meta({ description: 'The account balance after this call.' }),
     creditsCharged: z.number().int().min(0).max(2).meta({ description: 'What this call cost after any refund: 0, 1 or 2.' }),
     bridal: bridalSchema.optional(),
+    quality: qualitySchema.optional(),
   })
   .openapi('TryOnSuccess')
 
@@ -339,7 +365,13 @@ export function tryOnHandler(deps: Deps): RouteHandler<typeof tryOnRoute, Env> {
         throw keyRefusal(begun.verdict)
     }
 
-    const result = await runTryOn(deps, { tryOnId, keyMode: credential.mode, input, requestId: c.get('requestId') })
+    const result = await runTryOn(deps, {
+      tryOnId,
+      keyMode: credential.mode,
+      input,
+      requestId: c.get('requestId'),
+      qualityCheck: begun.qualityCheck,
+    })
     return c.json(result, 200)
   }
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../log.ts'
  * refunded in full. The credits each keeps: the refund table at tryon.credits_for_outcome, in
  * supabase/migrations/20261123000200_credit_functions.sql.
  */
-export type DeliveredOutcome = 'generated' | BridalReason
+export type DeliveredOutcome = 'generated' | BridalReason | 'quality_failed'
 
 /** Where an error surfaced, which names its log line: in a try-on's steps, or anywhere else in a request. */
 const unexpectedLogs = {

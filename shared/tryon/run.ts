@@ -3,9 +3,9 @@ import type { BillingStore } from '../billing/store.ts'
 import type { Deps, ServiceConfig } from '../deps.ts'
 import type { KeyMode } from '../auth/api-key.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
-import { generatedImageOf, generationFailed } from '../engine/outcome.ts'
+import { generatedImageOf, generationFailed, wholeImage } from '../engine/outcome.ts'
 import type { InputImage, ResultImage, TryOnEngine, TryOnRequest } from '../engine/types.ts'
-import type { Settlement } from '../billing/store.ts'
+import type { QualityCheckLevel, Settlement } from '../billing/store.ts'
 import { onServiceSide, TryOnFailure, type FailureKind } from '../failure.ts'
 import { intakeImage } from '../images/intake.ts'
 import { createDecodeBudget } from '../images/codecs/raster.ts'
@@ -14,10 +14,11 @@ import { raceDeadline } from './deadline.ts'
 import type { TryOnInput } from './input.ts'
 import { bridalStepsForRequest, engineForRequest } from './engines.ts'
 import { failureOf, type DeliveredOutcome } from './outcomes.ts'
+import { checkQuality, qualityLevelOf, type QualityAnswer } from './quality.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 /** What a try-on uses of the service's dependencies, and no more. */
-export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log'> {
+export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log' | 'judge'> {
   billing: Pick<BillingStore, 'settle'>
   config: Pick<
     ServiceConfig,
@@ -30,6 +31,8 @@ export interface TryOnJob {
   keyMode: KeyMode
   input: TryOnInput
   requestId?: string
+  /** The key's own check level (`admin keys quality`); null or absent: the default (shared/tryon/quality.ts). */
+  qualityCheck?: QualityCheckLevel | null
 }
 
 export interface TryOnSuccess {
@@ -40,6 +43,7 @@ export interface TryOnSuccess {
   creditsRemaining: number
   creditsCharged: number
   bridal?: BridalVerdict
+  quality?: QualityAnswer
 }
 
 /** What a generation produced and the outcome billing settles on. */
@@ -47,6 +51,7 @@ interface Generation {
   image: ResultImage
   outcome: DeliveredOutcome
   bridal?: BridalVerdict
+  quality?: QualityAnswer
 }
 
 /**
@@ -91,16 +96,17 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
       decodeBudget: createDecodeBudget(deps.config.maxDecodedPixelsPerRequest),
     }
     const forcedEngine = engineForRequest(engine, job.input.scenario, deadline)
-    const generation = await timed('generate', () =>
+    const generated = await timed('generate', () =>
       job.input.productKind === 'wedding-dress'
         ? generateWedding(deps, job, forcedEngine, request)
         : generateStandard(deps, job, forcedEngine, request),
     )
+    const generation = await timed('check', () => checked(deps, job, request, generated, context))
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
     const resultUrl = await timed('store', () => storeResult(deps, path, generation.image, context))
     storedAt = path
-    delivered = { resultUrl, bridal: generation.bridal }
+    delivered = { resultUrl, bridal: generation.bridal, quality: generation.quality }
     chargeSent = true
     const producedBy = generation.image.engine ?? engine.name
     const settlement = await timed('settle', () =>
@@ -113,7 +119,14 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
           resultPath: path,
           // A fallback chain records the engine that actually produced the image.
           engine: producedBy,
-          response: { success: true, tryOnId: job.tryOnId, resultUrl, ...(generation.bridal && { bridal: generation.bridal }) },
+          response: {
+            success: true,
+            tryOnId: job.tryOnId,
+            resultUrl,
+            ...(generation.bridal && { bridal: generation.bridal }),
+            ...(generation.quality && { quality: generation.quality }),
+          },
+          quality: generation.quality ?? null,
         },
         deps.config.settlementRetry,
       ),
@@ -131,6 +144,7 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
       creditsCharged: settlement.creditsCharged,
       engine: producedBy,
       trainScore: generation.bridal?.trainScore,
+      ...(generation.quality && { quality: generation.quality }),
       durationsMs,
       ...(settlement.retried > 0 && { settleRetries: settlement.retried }),
     })
@@ -186,6 +200,7 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
 interface Delivered {
   resultUrl: string
   bridal?: BridalVerdict
+  quality?: QualityAnswer
 }
 
 function successOf(tryOnId: string, delivered: Delivered, settlement: Settlement): TryOnSuccess {
@@ -197,8 +212,74 @@ function successOf(tryOnId: string, delivered: Delivered, settlement: Settlement
     creditsRemaining: settlement.balance,
     creditsCharged: settlement.creditsCharged,
     ...(delivered.bridal && { bridal: delivered.bridal }),
+    ...(delivered.quality && { quality: delivered.quality }),
   }
 }
+
+/**
+ * The result checked before it is billed (docs/billing.md, "Checked results"): a result that fails is still
+ * delivered, settled as quality_failed (0 credits, no short id). The check reads the whole image, so a download still
+ * under way is read to its end first.
+ */
+async function checked(
+  deps: TryOnDeps,
+  job: TryOnJob,
+  request: TryOnRequest,
+  generation: Generation,
+  context: Record<string, unknown>,
+): Promise<Generation> {
+  const level = qualityLevelOf(job.qualityCheck, job.keyMode, deps.judge, job.input.scenario)
+  if (level === 'off') return generation
+  const image = await wholeImage(generation.image)
+  const quality = await checkQuality({
+    level,
+    request,
+    image,
+    weddingDress: job.input.productKind === 'wedding-dress',
+    scenario: job.input.scenario,
+    judge: job.keyMode === 'live' ? deps.judge : undefined,
+    signal: request.signal,
+    log: deps.log,
+    context,
+  })
+  const failed = quality?.passed === false
+  const first: Generation = { ...generation, image, quality, outcome: failed ? 'quality_failed' : generation.outcome }
+  if (!failed || job.input.productKind === 'wedding-dress' || job.input.scenario === 'quality_failed') return first
+  // Failed, with another engine after the one that made it and time left: generated once more there, checked again.
+  const engines = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
+  const next = engines.after?.(image.engine ?? engines.name)
+  const left = request.remainingMs?.() ?? 0
+  if (!next || !request.signal || left < REGENERATION_MIN_MS) return first
+  deps.log({ level: 'info', msg: 'result failed its check; generating again on the next engine', ...context, next: next.name, left })
+  try {
+    const outcome = await engineForRequest(next, undefined, request.signal).generate(request)
+    if (outcome.kind !== 'generated') return first
+    const again = await wholeImage(outcome.image)
+    const regenerated = { ...again, engine: again.engine ?? next.name }
+    const checkedAgain = await checkQuality({
+      level,
+      request,
+      image: regenerated,
+      weddingDress: false,
+      judge: job.keyMode === 'live' ? deps.judge : undefined,
+      signal: request.signal,
+      log: deps.log,
+      context,
+    })
+    const passed = checkedAgain?.passed !== false
+    return { ...generation, image: regenerated, quality: checkedAgain, outcome: passed ? generation.outcome : 'quality_failed' }
+  } catch (error) {
+    // The second try is a bonus: whatever stops it, the first result is delivered as it was checked.
+    deps.log({ level: 'warn', msg: 'generating again after a failed check did not finish', ...context, error: String(error) })
+    return first
+  }
+}
+
+/**
+ * A result that failed its check is generated again on the next engine only with this much of the deadline left: the
+ * engines take 5 s to 2 minutes (docs/engines.md), and the first result is delivered free if the second runs out.
+ */
+const REGENERATION_MIN_MS = 15_000
 
 /** Unreachable while only this request settles its try-on; kept so the answer could never claim a refund. */
 function chargedWithoutResult(tryOnId: string, credits: number): TryOnFailure {

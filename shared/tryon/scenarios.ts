@@ -6,6 +6,7 @@ export const scenarios = {
   train_score_unavailable: 'wedding-dress',
   train_pretreatment_unavailable: 'wedding-dress',
   bridal_preprocessing_crash: 'wedding-dress',
+  quality_failed: 'any',
 } as const
 
 export type Scenario = keyof typeof scenarios

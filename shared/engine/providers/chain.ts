@@ -14,6 +14,10 @@ export function createEngineChain(engines: TryOnEngine[], options: { budgetMs: n
   const now = options.now ?? Date.now
   return {
     name: engines.map((e) => e.name).join(','),
+    after(name) {
+      const index = engines.findIndex((engine) => engine.name === name)
+      return index >= 0 && index < engines.length - 1 ? createEngineChain(engines.slice(index + 1), options) : undefined
+    },
     async generate(request: TryOnRequest): Promise<EngineOutcome> {
       let outcome: EngineOutcome = { kind: 'failed', reason: 'no engine ran' }
       for (const [index, engine] of engines.entries()) {

@@ -4,7 +4,7 @@
  */
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
-import { deltaE } from './colour.ts'
+import { deltaE } from '../../../shared/quality/colour.ts'
 import { PART, type Part, type Rgb, type Scene } from './types.ts'
 
 const COVERS: Record<Scene['truth']['product']['kind'], Part[]> = {

@@ -3,7 +3,7 @@
  * body units (H = the wearer's height, 0 at the top of the head, x from the centre line) for the product photo.
  */
 import { capsule, ellipse, polygon, rect, subtract, union, type Point, type Shape } from './picture.ts'
-import { deltaE } from './colour.ts'
+import { deltaE } from '../../../shared/quality/colour.ts'
 import type { Rng } from './rng.ts'
 import type { ProductCategory, ProductColour, ProductConvention, ProductKind, Rgb, SceneRequest } from './types.ts'
 

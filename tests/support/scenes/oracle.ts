@@ -5,7 +5,7 @@
  */
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
-import { ciede2000, labImage, labOf, type Lab } from './colour.ts'
+import { ciede2000, labImage, labOf, type Lab } from '../../../shared/quality/colour.ts'
 import { PART, type ProductKind, type Scene } from './types.ts'
 
 export type Issue =

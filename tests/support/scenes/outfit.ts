@@ -3,7 +3,7 @@
  * sleeves), trousers, jeans, a skirt, shorts or leggings, and shoes, in colours kept clearly apart from the
  * product's, so a pixel of the product's colour on the body is the product and not the shopper's own clothes.
  */
-import { deltaE } from './colour.ts'
+import { deltaE } from '../../../shared/quality/colour.ts'
 import type { Rng } from './rng.ts'
 import type { Rgb } from './types.ts'
 

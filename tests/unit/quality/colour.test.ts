@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ciede2000, deltaE, labImage, labOf, rgbOf, type Lab } from '../../support/scenes/colour.ts'
+import { ciede2000, deltaE, labImage, labOf, rgbOf, type Lab } from '../../../shared/quality/colour.ts'
 
 describe('the evaluation colour difference', () => {
   // Pairs and expected values from Sharma, Wu and Dalal (2005), Table 1: https://hajim.rochester.edu/ece/sites/gsharma/ciede2000/

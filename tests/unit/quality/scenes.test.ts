@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
-import { deltaE } from '../../support/scenes/colour.ts'
+import { deltaE } from '../../../shared/quality/colour.ts'
 import { ALL_STYLES, HELD_OUT_STYLE, isHeldOut, SETS, styleOf, TUNING_STYLES, type StyleName } from '../../support/scenes/held-out.ts'
 import { scene } from '../../support/scenes/index.ts'
 import { MIN_SEPARATION, separation } from '../../support/scenes/outfit.ts'

@@ -1,10 +1,13 @@
 /**
  * Colour difference for judging results: sRGB (IEC 61966-2-1) to CIE L*a*b* under D65, and CIEDE2000 as
  * written by Sharma, Wu and Dalal, "The CIEDE2000 color-difference formula: implementation notes, supplementary test
- * data, and mathematical observations" (Color Research & Application 30(1), 2005). Written here, apart from any
- * check the service runs, so the evaluation does not grade a check with its own ruler.
+ * data, and mathematical observations" (Color Research & Application 30(1), 2005), checked against their test pairs in
+ * tests/unit/quality/colour.test.ts. The measured quality checks (shared/quality/measure.ts) and the evaluation's oracle
+ * (tests/support/scenes/oracle.ts) use this one copy: a formula, not a threshold, so sharing it grades nothing twice.
  */
-import type { Rgb } from './types.ts'
+
+/** An sRGB colour, 8 bits a component. */
+export type Rgb = [number, number, number]
 
 export type Lab = [number, number, number]
 

@@ -1,0 +1,678 @@
+/**
+ * The measured quality checks: cheap, deterministic, no network, run on every try-on result whatever engine made it.
+ * They compare the result with the shopper photo and the product photo on small copies (long side MEASURE_SIDE), so a
+ * check costs a few milliseconds whatever the size of the images; what each check measures, its threshold and the
+ * figures it was chosen from are in docs/engines.md#quality-check.
+ *
+ * Where the person is comes from the local engine's own silhouette analysis of the shopper photo
+ * (shared/engine/local/index.ts analyseShopper); the product's colours from its garment cut-out
+ * (shared/engine/local/garment.ts). Colours are compared with CIEDE2000 (shared/quality/colour.ts).
+ */
+import type { RgbaImage } from '../images/codecs/raster.ts'
+import { extractGarment } from '../engine/local/garment.ts'
+import { analyseBody, type BodyLayout } from '../engine/local/person.ts'
+import { resizeArea } from '../images/resize.ts'
+import { segmentForeground } from '../engine/local/segmentation.ts'
+import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
+
+/** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
+export type QualityIssue =
+  | 'framing_changed'
+  | 'person_changed'
+  | 'colour_changed'
+  | 'garment_missing'
+  | 'garment_wrong_region'
+  | 'garment_off_body'
+
+export const QUALITY_ISSUES: readonly QualityIssue[] = [
+  'framing_changed',
+  'person_changed',
+  'colour_changed',
+  'garment_missing',
+  'garment_wrong_region',
+  'garment_off_body',
+]
+
+/** What the product is worn as: which body regions it must cover. */
+export type QualityCategory = 'top' | 'outerwear' | 'bottom' | 'dress' | 'shoes' | 'bag'
+/** A finer kind, when the caller knows it: trousers reach the ankles, a skirt the hips at least, a gown the floor. */
+export type QualityProductKind = 'trousers' | 'shorts' | 'skirt' | 'gown'
+
+export interface MeasureInput {
+  /** The shopper photo, decoded upright. */
+  shopper: RgbaImage
+  /** The product photo, decoded upright. */
+  product: RgbaImage
+  /** The try-on result, decoded upright. */
+  result: RgbaImage
+  /** Undefined when neither the caller nor the engine named it: no region is then required or forbidden. */
+  category?: QualityCategory
+  productKind?: QualityProductKind
+  /** Wedding-dress mode: floor may be added below the photo, and a train may lie on it around the feet. */
+  weddingDress?: boolean
+  /** A clock in ms (performance.now): when given, the time each stage took is added to `measures` as `ms.<stage>`. */
+  clock?: () => number
+}
+
+export interface QualityMeasurement {
+  passed: boolean
+  /** 0..1: 1 when every check passed with room to spare, 0.5 at the threshold of the closest one, 0 far past it. */
+  score: number
+  issues: QualityIssue[]
+  /** What the checks measured (ΔE00 values, shares), for logs, tuning and contact sheets. */
+  measures: Record<string, number>
+}
+
+/** The thresholds (docs/engines.md#quality-check gives the figures they were chosen from). */
+export const QUALITY_THRESHOLDS = {
+  /** Long side of the copies every check runs on. */
+  side: 256,
+  /** The result's height against the photo's at the same width, either way (wedding dresses may add floor below). */
+  aspect: 0.02,
+  addedFloor: 0.6,
+  /** A pixel was changed by the result: more than this CIEDE2000 from the photo. */
+  changed: 6,
+  /** Mean CIEDE2000 of the background far from the person (8% of their height away, off the envelope). */
+  background: 6,
+  /** The picture moved: the best shift is this share of the width at least, and fits this much better than none. */
+  shift: 0.012,
+  shiftGain: 0.75,
+  /** The head: mean CIEDE2000, and the share of it changed by more than headChanged. */
+  headMean: 8,
+  headChanged: 25,
+  headChangedShare: 0.15,
+  /** A changed pixel shows the product: within this CIEDE2000 (kL = 2) of one of its dominant colours. */
+  matches: 12,
+  /** Share of each region the product must cover. */
+  cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.4, feet: 0.5 },
+  /** Share of a region it does not belong to that the product may cover. */
+  wrongRegion: 0.3,
+  /** Product pixels off the body's envelope, as a share of the area it should cover (for a bag, of its own). */
+  offBody: 0.25,
+  /** A bag shows on this share of the image at least. */
+  bagArea: 0.003,
+} as const
+
+type Region = 'torso' | 'hips' | 'thighs' | 'shins' | 'feet'
+const REGIONS: Region[] = ['torso', 'hips', 'thighs', 'shins', 'feet']
+/** A region smaller than this many pixels (of the small copy) is out of frame: not required. */
+const MIN_REGION = 40
+
+function regionsFor(
+  category: QualityCategory | undefined,
+  kind: QualityProductKind | undefined,
+): { required: Region[]; forbidden: Region[] } {
+  if (kind === 'trousers') return { required: ['thighs', 'shins'], forbidden: ['torso'] }
+  if (kind === 'shorts') return { required: ['hips'], forbidden: ['torso'] }
+  if (kind === 'skirt') return { required: ['hips'], forbidden: ['torso'] }
+  if (kind === 'gown') return { required: ['torso', 'hips', 'thighs', 'shins'], forbidden: [] }
+  switch (category) {
+    case undefined:
+      return { required: [], forbidden: [] }
+    case 'top':
+    case 'outerwear':
+      return { required: ['torso'], forbidden: ['shins'] }
+    case 'bottom':
+      return { required: ['hips'], forbidden: ['torso'] }
+    case 'dress':
+      return { required: ['torso', 'hips'], forbidden: [] }
+    case 'shoes':
+      return { required: ['feet'], forbidden: ['torso', 'thighs'] }
+    case 'bag':
+      return { required: [], forbidden: ['torso', 'thighs'] }
+  }
+}
+
+/** Runs every measured check on one result. Pure: the same images always give the same answer. */
+export function measureResult(input: MeasureInput): QualityMeasurement {
+  const T = QUALITY_THRESHOLDS
+  const { shopper, result } = input
+  const issues = new Set<QualityIssue>()
+  const measures: Record<string, number> = {}
+  const scores: number[] = []
+  let last = input.clock?.() ?? 0
+  const lap = (stage: string) => {
+    if (!input.clock) return
+    const now = input.clock()
+    measures[`ms.${stage}`] = now - last
+    last = now
+  }
+  const below = (value: number, limit: number) => scores.push(clamp01(1.5 - value / limit))
+  const above = (value: number, limit: number) => scores.push(clamp01(value / limit - 0.5))
+
+  // Framing: the result has the photo's shape (one scale for both axes); wedding-dress mode may add floor below.
+  const scale = result.width / shopper.width
+  const expected = shopper.height * scale
+  const extra = (result.height - expected) / expected
+  measures.extraHeight = extra
+  if (extra < -T.aspect || extra > (input.weddingDress ? T.addedFloor : T.aspect)) {
+    return { passed: false, score: 0, issues: ['framing_changed'], measures }
+  }
+  below(Math.max(0, -extra), T.aspect)
+
+  const shopperSmall = shrink(shopper, T.side)
+  const { width, height } = shopperSmall
+  const n = width * height
+  const cropped = extra > T.aspect ? topRows(result, Math.round(Math.min(result.height, expected))) : result
+  const resultSmall = shrinkTo(cropped, width, height)
+  const before = labImage(shopperSmall.data, n)
+  const after = labImage(resultSmall.data, n)
+  lap('shrink')
+
+  // Per pixel: how far the result moved from the photo (CIE76 first: CIEDE2000 is never over 2.1 times it).
+  const delta = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    const dL = before[i * 3] - after[i * 3]
+    const da = before[i * 3 + 1] - after[i * 3 + 1]
+    const db = before[i * 3 + 2] - after[i * 3 + 2]
+    const e76 = Math.sqrt(dL * dL + da * da + db * db)
+    delta[i] = e76 * 2.1 <= T.changed ? e76 : ciede2000(labAt(before, i), labAt(after, i))
+  }
+  lap('difference')
+
+  // The local engine's silhouette and landmarks (its person-presence test is left out: a remote engine may have dressed
+  // a figure that test doubts, and the regions are still best read from its silhouette).
+  const segmentation = segmentForeground(shopperSmall, { backdrop: 'room' })
+  const read = analyseBody(segmentation.mask, segmentation.coverage)
+  const person = segmentation.mask.data
+  measures.bodyFound = read.found ? 1 : 0
+  // No landmarks: the silhouette's own extent stands in for them, when it looks like a standing figure at all.
+  const body = read.found ? read : layoutOfExtent(person, width, height)
+  const H = body?.figureHeight ?? height
+  const outside = chamfer(width, height, (i) => person[i] === 1)
+  const inside = chamfer(width, height, (i) => person[i] === 0)
+  const { required, forbidden } = regionsFor(input.category, input.productKind)
+  const skirted = input.category === 'dress' || input.productKind === 'skirt' || input.productKind === 'gown'
+  const envelope = body ? envelopeOf(body, outside, width, height, skirted, input.weddingDress === true) : new Uint8Array(n)
+  lap('person')
+
+  // Background far from the person and from anywhere the product may lie: the same picture.
+  let backgroundSum = 0
+  let backgroundCount = 0
+  for (let i = 0; i < n; i++) {
+    if (outside[i] > 0.08 * H && !envelope[i]) {
+      backgroundSum += delta[i]
+      backgroundCount++
+    }
+  }
+  if (backgroundCount >= 200) {
+    measures.backgroundDeltaE = backgroundSum / backgroundCount
+    below(measures.backgroundDeltaE, T.background)
+    if (measures.backgroundDeltaE > T.background) issues.add('framing_changed')
+  }
+
+  // The head: rows from the top of the head to the neck, inside the silhouette, a pixel in from its edge.
+  const head = new Uint8Array(n)
+  const chin = !body ? 0 : Math.max(body.neckY, body.headTop + 0.13 * H)
+  for (let y = body ? Math.max(0, Math.floor(body.headTop)) : height; y < Math.min(height, Math.ceil(chin)); y++) {
+    for (let x = 0; x < width; x++) if (inside[y * width + x] > 1.5) head[y * width + x] = 1
+  }
+  const fixed = (i: number) => !envelope[i] || head[i] === 1
+  const shift = bestShift(before, after, width, height, fixed)
+  measures.shiftX = shift.dx / width
+  measures.shiftY = shift.dy / height
+  if (shift.moved) issues.add('framing_changed')
+  lap('framing')
+
+  if (body) {
+    let headSum = 0
+    let headChanged = 0
+    let headCount = 0
+    for (let i = 0; i < n; i++) {
+      if (!head[i]) continue
+      headSum += delta[i]
+      if (delta[i] > T.headChanged) headChanged++
+      headCount++
+    }
+    if (headCount >= 20) {
+      measures.headDeltaE = headSum / headCount
+      measures.headChangedShare = headChanged / headCount
+      below(measures.headDeltaE, T.headMean)
+      below(measures.headChangedShare, T.headChangedShare)
+      if (measures.headDeltaE > T.headMean || measures.headChangedShare > T.headChangedShare) issues.add('person_changed')
+    }
+  }
+
+  lap('head')
+  // The product's dominant colours, and which changed pixels of the result show one of them.
+  const drawn = dominantColours(input.product)
+  lap('product')
+  // The same colours under the photo's light: dimmer (as a dim room or the engine's shading shows them), and with the
+  // colour cast of the photo's background (median a*, b*) added.
+  const cast = castOf(after, outside, envelope, H, n)
+  const lit = drawn.flatMap((c) => LIGHT_GAINS.map((g) => dimmed(c, g)))
+  const colours = [...lit, ...lit.map((c): Lab => [c[0], c[1] + cast[0], c[2] + cast[1]])]
+  measures.productColours = drawn.length
+  measures.castA = cast[0]
+  measures.castB = cast[1]
+  const changed = new Uint8Array(n)
+  const shows = new Uint8Array(n)
+  const nearest = new Float32Array(n)
+  // A garment is a few colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at
+  // most 1.7 units away) and looked up after that.
+  const known = new Map<number, number>()
+  for (let i = 0; i < n; i++) {
+    if (delta[i] <= T.changed) continue
+    changed[i] = 1
+    const lab = labAt(after, i)
+    const cell: Lab = [2 * Math.round(lab[0] / 2), 2 * Math.round(lab[1] / 2), 2 * Math.round(lab[2] / 2)]
+    const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
+    let best = known.get(key)
+    if (best === undefined) {
+      best = Infinity
+      for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
+      known.set(key, best)
+    }
+    nearest[i] = best
+    if (best <= T.matches) shows[i] = 1
+  }
+  lap('colour')
+
+  if (!body) {
+    // Nowhere to measure coverage against: only the framing and the colour of what changed can be judged.
+    const changedAll = colourOf(changed, nearest, () => true, n)
+    measures.changedShare = changedAll.count / n
+    if (changedAll.count > 0) measures.colourDeltaE = changedAll.median
+    if (measures.changedShare < T.bagArea) issues.add('garment_missing')
+    else if (changedAll.median > T.matches) issues.add('colour_changed')
+    return finish(issues, scores, measures)
+  }
+
+  const regions = regionMasks(body, person, inside, width, height)
+  const cover: Partial<Record<Region, number>> = {}
+  let targetArea = 0
+  let targetChanged = 0
+  const inTarget = new Uint8Array(n)
+  for (const region of REGIONS) {
+    const mask = regions[region]
+    let count = 0
+    let hits = 0
+    let moved = 0
+    for (let i = 0; i < n; i++) {
+      if (!mask[i]) continue
+      count++
+      hits += shows[i]
+      moved += changed[i]
+    }
+    if (count < MIN_REGION) continue
+    cover[region] = hits / count
+    measures[`cover.${region}`] = hits / count
+    if (required.includes(region)) {
+      targetArea += count
+      targetChanged += moved
+      for (let i = 0; i < n; i++) if (mask[i]) inTarget[i] = 1
+    }
+  }
+  const needed = required.filter((r) => r !== 'feet' || input.category === 'shoes')
+  const missing = needed.filter((r) => (cover[r] === undefined ? r === 'feet' : cover[r]! < T.cover[r]))
+  for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
+  const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
+  measures.changedShare = targetArea ? targetChanged / targetArea : 0
+  if (changedColour.count > 0) measures.colourDeltaE = changedColour.median
+  if (missing.length > 0) {
+    // Something was put there in another colour: the colour changed. Nothing was: the garment is missing.
+    if (measures.changedShare >= 0.5 && changedColour.median > T.matches) issues.add('colour_changed')
+    else issues.add('garment_missing')
+  } else if (changedColour.count > 0) {
+    below(changedColour.median, T.matches)
+    if (changedColour.median > T.matches) issues.add('colour_changed')
+  }
+  for (const r of forbidden) {
+    if (cover[r] === undefined) continue
+    below(cover[r]!, T.wrongRegion)
+    if (cover[r]! > T.wrongRegion) issues.add('garment_wrong_region')
+  }
+
+  // Product pixels off the envelope, against the area it should cover (for a bag: all its pixels).
+  let off = 0
+  let anywhere = 0
+  for (let i = 0; i < n; i++) {
+    if (!shows[i]) continue
+    anywhere++
+    if (!envelope[i]) off++
+  }
+  const area = input.category === 'bag' ? anywhere : targetArea
+  measures.offBody = off / Math.max(1, area)
+  if (area > 0) {
+    below(measures.offBody, T.offBody)
+    if (measures.offBody > T.offBody) issues.add('garment_off_body')
+  }
+  if (input.category === 'bag') {
+    measures.bagArea = anywhere / n
+    above(measures.bagArea, T.bagArea)
+    if (measures.bagArea < T.bagArea) issues.add('garment_missing')
+  }
+  lap('coverage')
+  return finish(issues, scores, measures)
+}
+
+/**
+ * A layout read from the silhouette's extent alone (rows from its first to its last; per row, its leftmost and rightmost
+ * pixels as the torso's and the legs' spans), when the landmarks could not be read; undefined when the silhouette is
+ * empty, fills the frame, or is not taller than wide.
+ */
+function layoutOfExtent(person: Uint8Array, width: number, height: number): BodyLayout | undefined {
+  let top = -1
+  let bottom = -1
+  let sumX = 0
+  let count = 0
+  const left = new Float32Array(height).fill(Number.NaN)
+  const right = new Float32Array(height).fill(Number.NaN)
+  let minX = width
+  let maxX = -1
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      if (!person[y * width + x]) continue
+      if (top < 0) top = y
+      bottom = y
+      sumX += x
+      count++
+      if (Number.isNaN(left[y])) left[y] = x
+      right[y] = x
+      minX = Math.min(minX, x)
+      maxX = Math.max(maxX, x)
+    }
+  const tall = bottom - top
+  if (count < 0.02 * width * height || count > 0.9 * width * height || tall < 1.2 * (maxX - minX)) return undefined
+  const at = (f: number) => top + f * tall
+  const spans = { left, right }
+  return {
+    found: false,
+    feetVisible: bottom < height - 2,
+    centreX: sumX / count,
+    headTop: top,
+    neckY: at(0.14),
+    shoulderY: at(0.17),
+    shoulderWidth: maxX - minX,
+    waistY: at(0.4),
+    hipY: at(0.5),
+    crotchY: at(0.525),
+    kneeY: at(0.72),
+    ankleY: at(0.955),
+    floorY: bottom,
+    figureHeight: tall,
+    torso: spans,
+    legs: spans,
+    outer: spans,
+  }
+}
+
+/** Gains in linear light a garment's colour is compared at: as photographed, and as a dim room or a shadow shows it. */
+const LIGHT_GAINS = [1, 0.6, 0.35]
+
+function dimmed(lab: Lab, gain: number): Lab {
+  if (gain === 1) return lab
+  const rgb = rgbOf(lab)
+  const f = gain ** (1 / 2.2)
+  return labOf([rgb[0] * f, rgb[1] * f, rgb[2] * f])
+}
+
+/** The median a*, b* of the background away from the person, each kept within ±20: the colour of the photo's light. */
+function castOf(lab: Float32Array, outside: Float32Array, envelope: Uint8Array, H: number, n: number): [number, number] {
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < n; i += 3) {
+    if (outside[i] <= 0.04 * H || envelope[i]) continue
+    a.push(lab[i * 3 + 1])
+    b.push(lab[i * 3 + 2])
+  }
+  if (a.length < 50) return [0, 0]
+  const median = (v: number[]) => v.sort((x, y) => x - y)[v.length >> 1]
+  return [Math.max(-20, Math.min(20, median(a))), Math.max(-20, Math.min(20, median(b)))]
+}
+
+function finish(issues: Set<QualityIssue>, scores: number[], measures: Record<string, number>): QualityMeasurement {
+  const score = Math.min(1, ...scores)
+  const list = QUALITY_ISSUES.filter((issue) => issues.has(issue))
+  return { passed: list.length === 0, score: list.length ? Math.min(score, 0.49) : Math.max(score, 0.5), issues: list, measures }
+}
+
+const clamp01 = (v: number) => Math.max(0, Math.min(1, v))
+const labAt = (lab: Float32Array, i: number): Lab => [lab[i * 3], lab[i * 3 + 1], lab[i * 3 + 2]]
+
+/** The median distance to the product's colours of the changed pixels where `where` holds. */
+function colourOf(changed: Uint8Array, nearest: Float32Array, where: (i: number) => boolean, n: number) {
+  const values: number[] = []
+  for (let i = 0; i < n; i++) if (changed[i] && where(i)) values.push(nearest[i])
+  values.sort((a, b) => a - b)
+  return { count: values.length, median: values.length ? values[values.length >> 1] : 0 }
+}
+
+/**
+ * A copy with the long side at most `side`: every few pixels are sampled first when the image is over four times that
+ * (to about twice the size wanted; a 12 MP photo is not read whole), then area-averaged, so the cost is bounded whatever
+ * the input size.
+ */
+function shrink(image: RgbaImage, side: number): RgbaImage {
+  const long = Math.max(image.width, image.height)
+  if (long <= side) return image
+  const f = side / long
+  return shrinkTo(image, Math.max(1, Math.round(image.width * f)), Math.max(1, Math.round(image.height * f)))
+}
+
+function shrinkTo(image: RgbaImage, width: number, height: number): RgbaImage {
+  if (image.width === width && image.height === height) return image
+  const step = Math.floor(Math.min(image.width / width, image.height / height) / 2)
+  const source = step >= 2 ? sample(image, step) : image
+  if (source.width < width || source.height < height) return sample(image, 1, width, height)
+  return resizeArea(source, width, height)
+}
+
+/** Every `step`-th pixel (or a nearest-pixel resize to width × height). */
+function sample(image: RgbaImage, step: number, width = Math.floor(image.width / step), height = Math.floor(image.height / step)) {
+  const data = new Uint8Array(width * height * 4)
+  const to = new Uint32Array(data.buffer)
+  const from = new Uint32Array(image.data.buffer, image.data.byteOffset, image.width * image.height)
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(image.height - 1, Math.floor(((y + 0.5) * image.height) / height))
+    for (let x = 0; x < width; x++)
+      to[y * width + x] = from[sy * image.width + Math.min(image.width - 1, Math.floor(((x + 0.5) * image.width) / width))]
+  }
+  return { width, height, data }
+}
+
+function topRows(image: RgbaImage, rows: number): RgbaImage {
+  return { width: image.width, height: rows, data: image.data.subarray(0, image.width * rows * 4) }
+}
+
+/** The product photo's colours are read on a copy this large: a garment's few colours need no more. */
+const PRODUCT_SIDE = 112
+
+/**
+ * The product's dominant colours: its cut-out (separated from a white, flat-lay or mannequin backdrop by the local
+ * engine's garment extraction) in L*a*b*, clustered by k-means (k = 4, farthest-point start, so it is deterministic);
+ * clusters of at least 10% of the garment are kept, but skin when the largest cluster is not skin.
+ */
+export function dominantColours(product: RgbaImage): Lab[] {
+  const cut = extractGarment(shrink(product, PRODUCT_SIDE)).image
+  const all = labImage(cut.data, cut.width * cut.height)
+  const points: Lab[] = []
+  for (let i = 0; i < cut.width * cut.height; i++) if (cut.data[i * 4 + 3] >= 192) points.push(labAt(all, i))
+  if (points.length === 0) return []
+  const step = Math.max(1, Math.floor(points.length / 4000))
+  const sample = points.filter((_, i) => i % step === 0)
+  const distance = (a: Lab, b: Lab) => (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2
+  const centres: Lab[] = [sample[sample.length >> 1]]
+  while (centres.length < 4) {
+    let far = sample[0]
+    let farthest = -1
+    for (const p of sample) {
+      const d = Math.min(...centres.map((c) => distance(p, c)))
+      if (d > farthest) (farthest = d), (far = p)
+    }
+    if (farthest < 25) break
+    centres.push(far)
+  }
+  const owner = new Uint8Array(sample.length)
+  for (let round = 0; round < 8; round++) {
+    const sums = centres.map(() => [0, 0, 0, 0])
+    sample.forEach((p, i) => {
+      let best = 0
+      for (let k = 1; k < centres.length; k++) if (distance(p, centres[k]) < distance(p, centres[best])) best = k
+      owner[i] = best
+      const s = sums[best]
+      s[0] += p[0]
+      s[1] += p[1]
+      s[2] += p[2]
+      s[3]++
+    })
+    sums.forEach((s, k) => {
+      if (s[3] > 0) centres[k] = [s[0] / s[3], s[1] / s[3], s[2] / s[3]]
+    })
+  }
+  const counts = centres.map((_, k) => owner.reduce((sum, o) => sum + (o === k ? 1 : 0), 0))
+  const kept = centres.map((c, k) => ({ c, count: counts[k] })).filter(({ count }) => count >= 0.1 * sample.length)
+  // On a model, skin is no colour of the garment: a skin-toned cluster goes when a larger cluster is not skin-toned.
+  const largest = kept.reduce((a, b) => (b.count > a.count ? b : a), kept[0])
+  return kept.filter(({ c }) => !(largest && !skinToned(largest.c) && skinToned(c) && c !== largest.c)).map(({ c }) => c)
+}
+
+/** Skin's hue and chroma in L*a*b*, every tone from light to deep (red-yellow, hue 25-75 degrees, chroma 8-45). */
+function skinToned([L, a, b]: Lab): boolean {
+  const hue = (Math.atan2(b, a) * 180) / Math.PI
+  const chroma = Math.hypot(a, b)
+  return L > 15 && L < 90 && hue >= 25 && hue <= 75 && chroma >= 8 && chroma <= 45
+}
+
+/**
+ * Where the product may lie: the silhouette grown by 4% of the figure's height; for skirts, dresses and gowns a skirt
+ * widening from the hips to 0.45 of the height either side at the floor; in wedding-dress mode, the floor one height
+ * either side from the knees down, where a train lies.
+ */
+function envelopeOf(body: BodyLayout, outside: Float32Array, width: number, height: number, skirted: boolean, train: boolean) {
+  const H = body.figureHeight
+  const hips = body.headTop + 0.4 * H
+  const out = new Uint8Array(width * height)
+  for (let y = 0; y < height; y++) {
+    const t = (y - hips) / Math.max(1, body.floorY - hips)
+    const skirtHalf = skirted && t >= 0 ? (0.14 + 0.31 * Math.min(1, t)) * H : -1
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      const dx = Math.abs(x - body.centreX)
+      out[i] = outside[i] <= 0.04 * H || dx <= skirtHalf || (train && y >= body.headTop + 0.7 * H && dx <= H) ? 1 : 0
+    }
+  }
+  return out
+}
+
+/**
+ * The body regions a product covers, from the silhouette and its landmarks, a pixel in from the silhouette's edge:
+ * the torso below any neckline and above the waist, within the torso's span (no arms);
+ * the hips to the crotch; thighs to the knees, shins to the ankles, feet to the floor, within the legs' span.
+ */
+function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number) {
+  // Bands as shares of the figure's height from the top of the head (an adult's proportions), each kept a little in
+  // from the landmarks either side: the figure's height is read more surely than a waist or a knee.
+  const at = (f: number) => body.headTop + f * body.figureHeight
+  const bands: Record<Region, [number, number]> = {
+    torso: [at(0.23), at(0.36)],
+    hips: [at(0.43), at(0.5)],
+    thighs: [at(0.56), at(0.68)],
+    shins: [at(0.77), at(0.92)],
+    feet: [at(0.965), at(1)],
+  }
+  const masks = {} as Record<Region, Uint8Array>
+  for (const region of REGIONS) {
+    const mask = new Uint8Array(width * height)
+    const [from, to] = bands[region]
+    const spans = region === 'torso' || region === 'hips' ? body.torso : body.legs
+    for (let y = Math.max(0, Math.ceil(from)); y < Math.min(height, Math.floor(to)); y++) {
+      let left = spans.left[y]
+      let right = spans.right[y]
+      if (Number.isNaN(left) || Number.isNaN(right)) continue
+      if (region === 'feet') (left -= 0.03 * body.figureHeight), (right += 0.03 * body.figureHeight)
+      else if (region === 'torso' || region === 'hips') {
+        // The middle 70% of the span: arms hang beside the torso and a sleeve is not the body of a garment.
+        const middle = (left + right) / 2
+        const half = (0.7 * (right - left)) / 2
+        ;(left = middle - half), (right = middle + half)
+      }
+      for (let x = Math.max(0, Math.ceil(left)); x <= Math.min(width - 1, Math.floor(right)); x++) {
+        const i = y * width + x
+        if (person[i] && inside[i] > 1.5) mask[i] = 1
+      }
+    }
+    masks[region] = mask
+  }
+  return masks
+}
+
+/**
+ * The shift (within 15% of the width, 10% of the height) that best lays the result's lightness over the photo's, on a
+ * grid of about 64 cells across, counting only cells where `fixed` holds; `moved` when it is not (about) none.
+ */
+function bestShift(before: Float32Array, after: Float32Array, width: number, height: number, fixed: (i: number) => boolean) {
+  const cell = Math.max(2, Math.round(width / 64))
+  const gw = Math.floor(width / cell)
+  const gh = Math.floor(height / cell)
+  const grid = (lab: Float32Array) => {
+    const out = new Float32Array(gw * gh)
+    for (let gy = 0; gy < gh; gy++)
+      for (let gx = 0; gx < gw; gx++) {
+        let sum = 0
+        for (let y = gy * cell; y < (gy + 1) * cell; y++) for (let x = gx * cell; x < (gx + 1) * cell; x++) sum += lab[(y * width + x) * 3]
+        out[gy * gw + gx] = sum / (cell * cell)
+      }
+    return out
+  }
+  const a = grid(before)
+  const b = grid(after)
+  const usable = new Uint8Array(gw * gh)
+  for (let gy = 0; gy < gh; gy++)
+    for (let gx = 0; gx < gw; gx++) usable[gy * gw + gx] = fixed((gy * cell + (cell >> 1)) * width + gx * cell + (cell >> 1)) ? 1 : 0
+  const errorAt = (ox: number, oy: number) => {
+    let sum = 0
+    let count = 0
+    for (let gy = Math.max(0, -oy); gy < Math.min(gh, gh - oy); gy++)
+      for (let gx = Math.max(0, -ox); gx < Math.min(gw, gw - ox); gx++) {
+        const i = gy * gw + gx
+        if (!usable[i]) continue
+        sum += Math.abs(a[i] - b[i + oy * gw + ox])
+        count++
+      }
+    return count > 20 ? sum / count : Infinity
+  }
+  const none = errorAt(0, 0)
+  let best = { dx: 0, dy: 0, error: none }
+  const rx = Math.round(0.15 * gw)
+  const ry = Math.round(0.1 * gh)
+  for (let oy = -ry; oy <= ry; oy++)
+    for (let ox = -rx; ox <= rx; ox++) {
+      const error = errorAt(ox, oy)
+      if (error < best.error) best = { dx: ox, dy: oy, error }
+    }
+  const far = Math.hypot(best.dx, best.dy) * cell >= QUALITY_THRESHOLDS.shift * width
+  return { dx: best.dx * cell, dy: best.dy * cell, moved: far && best.error < QUALITY_THRESHOLDS.shiftGain * none && none > 1.5 }
+}
+
+/** Chamfer (3-4) distance in pixels from every pixel to the nearest one where `inside` holds (0 there). */
+function chamfer(width: number, height: number, inside: (i: number) => boolean): Float32Array {
+  const d = new Float32Array(width * height)
+  for (let i = 0; i < d.length; i++) d[i] = inside(i) ? 0 : 1e9
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      let v = d[i]
+      if (x > 0) v = Math.min(v, d[i - 1] + 3)
+      if (y > 0) {
+        v = Math.min(v, d[i - width] + 3)
+        if (x > 0) v = Math.min(v, d[i - width - 1] + 4)
+        if (x < width - 1) v = Math.min(v, d[i - width + 1] + 4)
+      }
+      d[i] = v
+    }
+  for (let y = height - 1; y >= 0; y--)
+    for (let x = width - 1; x >= 0; x--) {
+      const i = y * width + x
+      let v = d[i]
+      if (x < width - 1) v = Math.min(v, d[i + 1] + 3)
+      if (y < height - 1) {
+        v = Math.min(v, d[i + width] + 3)
+        if (x < width - 1) v = Math.min(v, d[i + width + 1] + 4)
+        if (x > 0) v = Math.min(v, d[i + width - 1] + 4)
+      }
+      d[i] = v
+    }
+  for (let i = 0; i < d.length; i++) d[i] /= 3
+  return d
+}

@@ -1,0 +1,114 @@
+import type { KeyMode } from '../auth/api-key.ts'
+import type { QualityCheckLevel, QualityRecord } from '../billing/store.ts'
+import type { GarmentCategory, GeneratedImage, TryOnRequest } from '../engine/types.ts'
+import { decodeImage } from '../images/codecs/index.ts'
+import { decodeUpright } from '../images/upright.ts'
+import type { Logger } from '../log.ts'
+import type { QualityJudge } from '../quality/judge.ts'
+import { measureResult, type QualityCategory, type QualityProductKind } from '../quality/measure.ts'
+import type { Scenario } from './scenarios.ts'
+
+/**
+ * The check of a result before it is billed (docs/billing.md, "Checked results"): the measured checks
+ * (shared/quality/measure.ts) on every result of a checked key, then, at level `judge`, the seeing judge
+ * (shared/quality/judge.ts) on a result the measurements passed. The answer's `quality` object.
+ */
+export type QualityAnswer = QualityRecord
+
+/** The long side the shopper and product photos are read at for the measurements (they work on 256 px copies). */
+const MEASURE_SIDE = 512
+
+/**
+ * The level a key's results are checked at. A key with no level of its own (`admin keys quality --default`) is
+ * not checked yet: the default stays `off` until every path's tests run checked (docs/billing.md, "Checked results").
+ */
+export function qualityLevelOf(
+  configured: QualityCheckLevel | null | undefined,
+  keyMode: KeyMode,
+  judge?: QualityJudge,
+  scenario?: Scenario,
+): QualityCheckLevel {
+  if (configured === 'judge') return keyMode === 'live' && judge ? 'judge' : 'measured'
+  // The scenario forces the failed-check row whatever the key's level, so an integrator can see it without setting one.
+  if (scenario === 'quality_failed' && (configured ?? 'off') === 'off') return 'measured'
+  return configured ?? 'off'
+}
+
+export interface QualityCheckJob {
+  level: QualityCheckLevel
+  request: TryOnRequest
+  image: GeneratedImage
+  weddingDress: boolean
+  scenario?: Scenario
+  judge?: QualityJudge
+  signal?: AbortSignal
+  log: Logger
+  context: Record<string, unknown>
+}
+
+/** Checks one result; undefined at level `off`. Never throws: a check that cannot run answers `checked: false`. */
+export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer | undefined> {
+  if (job.level === 'off') return undefined
+  // A test key's X-Tryon-Scenario: quality_failed forces the failed-check row whatever the result shows.
+  if (job.scenario === 'quality_failed') return { checked: true, passed: false, score: 0, issues: ['scenario_forced'] }
+  let measured: ReturnType<typeof measureResult>
+  try {
+    const { request, image } = job
+    const budget = request.decodeBudget
+    measured = measureResult({
+      shopper: decodeUpright(request.person, { side: MEASURE_SIDE, budget }),
+      product: decodeUpright(request.garment, { side: MEASURE_SIDE, budget }),
+      result: decodeImage(image.bytes, formatOf(image.contentType), budget ? { budget } : {}),
+      category: qualityCategoryOf(request.category, request.clothingType),
+      productKind: job.weddingDress ? 'gown' : productKindOf(request.clothingType),
+      weddingDress: job.weddingDress,
+    })
+  } catch (error) {
+    job.log({ level: 'warn', msg: 'quality check could not run', ...job.context, error: String(error) })
+    return { checked: false, passed: null, score: null, issues: [] }
+  }
+  const rounded = Math.round(measured.score * 100) / 100
+  job.log({ level: 'info', msg: 'quality measured', ...job.context, passed: measured.passed, issues: measured.issues })
+  if (!measured.passed || job.level !== 'judge' || !job.judge) {
+    return { checked: true, passed: measured.passed, score: rounded, issues: [...measured.issues] }
+  }
+  const verdict = await job.judge.judge({
+    shopper: job.request.person,
+    product: job.request.garment,
+    result: job.image,
+    weddingDress: job.weddingDress,
+    signal: job.signal,
+  })
+  // The judge could not judge: billed as usual, as a wedding dress with no train score is (docs/billing.md).
+  if (!verdict.checked) return { checked: false, passed: null, score: null, issues: [] }
+  return {
+    checked: true,
+    passed: verdict.passed,
+    score: Math.round(Math.min(measured.score, verdict.score) * 100) / 100,
+    issues: [...verdict.issues],
+  }
+}
+
+function formatOf(contentType: GeneratedImage['contentType']): 'jpeg' | 'png' | 'webp' {
+  return contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpeg'
+}
+
+const SHOES = /\b(shoes?|sneakers?|trainers?|boots?|heels?|sandals?|loafers?|pumps?|chaussures?|schuhe|zapatos?)\b/
+const BAG = /\b(bags?|handbags?|purses?|totes?|backpacks?|clutch|sac|tasche|bolso)\b/
+
+/** Which body regions the measurements require: the engine's category, or shoes and bags named by the caller. */
+export function qualityCategoryOf(category: GarmentCategory | undefined, clothingType: string | undefined): QualityCategory | undefined {
+  const text = clothingType?.toLowerCase() ?? ''
+  if (SHOES.test(text)) return 'shoes'
+  if (BAG.test(text)) return 'bag'
+  return category
+}
+
+function productKindOf(clothingType: string | undefined): QualityProductKind | undefined {
+  const text = clothingType?.toLowerCase() ?? ''
+  if (/\b(trousers?|pants?|jeans?|leggings?|joggers?|chinos?)\b/.test(text)) return 'trousers'
+  if (/\bshorts?\b/.test(text)) return 'shorts'
+  if (/\bskirts?\b/.test(text)) return 'skirt'
+  if (/\bgowns?\b/.test(text)) return 'gown'
+  return undefined
+}
