@@ -9,6 +9,8 @@
  *   --sheet DIR              a contact sheet per scene: shopper | product | result | verdicts (tuning only)
  *   --list                   one line per scene that missed a goal (tuning only)
  *   --key test|live          the key's mode (default test; a live key meets TRYON_ENGINE=local here)
+ *   --level off|measured|judge  the key's check level (admin keys quality; default measured): the service as it bills
+ *                            with the check on. No judge is configured here, so judge runs the measured checks alone
  *   --concurrency N          requests in flight (default 2)
  *   --draw                   only draw the scenes, and print the CPU time each style takes to draw one
  *
@@ -31,6 +33,9 @@ import { contactSheet, type SheetTone } from '../tests/support/scenes/sheet.ts'
 
 class UsageError extends Error {}
 
+const LEVELS = ['off', 'measured', 'judge'] as const
+type QualityLevel = (typeof LEVELS)[number]
+
 interface Options {
   set: SceneSet
   seeds: number[]
@@ -38,6 +43,7 @@ interface Options {
   sheet?: string
   list: boolean
   keyMode: 'test' | 'live'
+  level: QualityLevel
   concurrency: number
   drawOnly: boolean
 }
@@ -47,7 +53,14 @@ const DEFAULT_TUNING_SEEDS = 250
 function parseArgs(argv: string[]): Options {
   let setName = 'tuning'
   let seedText: string | undefined
-  const options: Omit<Options, 'set' | 'seeds'> = { json: false, list: false, keyMode: 'test', concurrency: 2, drawOnly: false }
+  const options: Omit<Options, 'set' | 'seeds'> = {
+    json: false,
+    list: false,
+    keyMode: 'test',
+    level: 'measured',
+    concurrency: 2,
+    drawOnly: false,
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -65,6 +78,10 @@ function parseArgs(argv: string[]): Options {
       const mode = value()
       if (mode !== 'test' && mode !== 'live') throw new UsageError('--key is test or live')
       options.keyMode = mode
+    } else if (arg === '--level') {
+      const level = value()
+      if (!LEVELS.includes(level as QualityLevel)) throw new UsageError('--level is off, measured or judge')
+      options.level = level as QualityLevel
     } else if (arg === '--concurrency') {
       options.concurrency = Number(value())
       if (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 16)
@@ -200,6 +217,8 @@ async function main(): Promise<void> {
   let generationMs = 0
   try {
     const key = await createKey(stack.sql, { credits: 10_000_000, mode: options.keyMode })
+    // Set explicitly: what a key without a level of its own gets is the service's default, which may change.
+    await stack.sql`select tryon.set_key_quality(${key.keyId}::uuid, ${options.level})`
     if (options.sheet) mkdirSync(options.sheet, { recursive: true })
     const queue = [...options.seeds]
     const worker = async () => {
@@ -228,6 +247,7 @@ async function main(): Promise<void> {
     set: options.set.name,
     seeds: options.set.name === 'held-out' ? `${options.set.first}-${options.set.last}` : summariseSeeds(options.seeds),
     keyMode: options.keyMode,
+    level: options.level,
     seconds: Math.round((performance.now() - started) / 1000),
     cpuSeconds: Math.round((cpu.user + cpu.system) / 1e6),
     msPerSceneDrawn: Math.round(generationMs / outcomes.length),
@@ -238,7 +258,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ run, figures, goals: goals(figures), scenes }, null, 2))
     return
   }
-  console.log(`\n${run.set} scenes ${run.seeds}, ${run.keyMode} key, commit ${run.commit}, ${run.date}`)
+  console.log(`\n${run.set} scenes ${run.seeds}, ${run.keyMode} key at level ${run.level}, commit ${run.commit}, ${run.date}`)
   console.log(
     `${run.seconds} s (${run.cpuSeconds} s CPU in this process, load ${run.loadAverage}); a scene drawn in ${run.msPerSceneDrawn} ms\n`,
   )
