@@ -159,6 +159,21 @@ async function runScene(
   return { outcome, result }
 }
 
+function noAnswer(s: Scene, cause: string): Outcome {
+  return {
+    style: s.style,
+    seed: s.seed,
+    kind: s.truth.product.kind,
+    hasTrain: s.truth.product.hasTrain,
+    wedding: s.request.productType === 'wedding-dress',
+    fullLength: s.truth.shopper.fullLength,
+    status: 599,
+    errorCode: `no_answer_${cause}`,
+    ms: 0,
+    description: s.description,
+  }
+}
+
 function sheetFor(s: Scene, o: Outcome, result: ReturnType<typeof decodeImage> | null): Uint8Array {
   const tone: SheetTone =
     o.status !== 200 ? 'failed' : o.judgement?.broken ? ((o.creditsCharged ?? 0) > 0 ? 'broken-charged' : 'refunded') : 'good'
@@ -226,7 +241,12 @@ async function main(): Promise<void> {
         const drawStarted = performance.now()
         const s = scene(styleOf(options.set, seed), seed)
         generationMs += performance.now() - drawStarted
-        const { outcome, result } = await runScene(stack.functionUrl, key.apiKey, s)
+        const { outcome, result } = await runScene(stack.functionUrl, key.apiKey, s).catch((error: Error) => {
+          // No answer at all (the connection reset): counted as a failure of the service, named in the list.
+          const cause = (error.cause as { code?: string } | undefined)?.code ?? error.message
+          process.stderr.write(`  ${s.style} ${seed}: no answer (${cause})\n`)
+          return { outcome: noAnswer(s, cause), result: null }
+        })
         outcomes.push(outcome)
         if (options.sheet) writeFileSync(join(options.sheet, `${s.style}-${seed}.png`), sheetFor(s, outcome, result))
         if (!options.json && outcomes.length % 25 === 0) process.stderr.write(`  ${outcomes.length}/${options.seeds.length} scenes\n`)
