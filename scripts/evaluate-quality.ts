@@ -18,6 +18,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -113,6 +114,27 @@ function parseSeeds(text: string): number[] {
   })
 }
 
+/**
+ * One HTTP request on a connection of its own. The dev stack runs in this process, so a CPU-bound step blocks the
+ * client's and the server's timers alike; fetch's pooled keep-alive connections then met the server's idle timeout
+ * and were reset (a third of the requests under a load of 14). A fresh connection each time cannot race it.
+ */
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: Uint8Array }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: new Uint8Array(Buffer.concat(chunks)) }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
 const dataUri = (photo: Scene['shopper']) => `data:image/${photo.format};base64,${Buffer.from(photo.bytes).toString('base64')}`
 
 async function runScene(
@@ -121,12 +143,18 @@ async function runScene(
   s: Scene,
 ): Promise<{ outcome: Outcome; result: ReturnType<typeof decodeImage> | null }> {
   const started = performance.now()
-  const response = await fetch(functionUrl, {
+  const response = await request(functionUrl, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
     body: JSON.stringify({ userPhoto: dataUri(s.shopper), productImage: dataUri(s.product), ...s.request }),
   })
-  const body = (await response.json().catch(() => null)) as Record<string, unknown> | null
+  const body = (() => {
+    try {
+      return JSON.parse(Buffer.from(response.body).toString('utf8')) as Record<string, unknown>
+    } catch {
+      return null
+    }
+  })()
   const outcome: Outcome = {
     style: s.style,
     seed: s.seed,
@@ -143,7 +171,7 @@ async function runScene(
     outcome.creditsCharged = typeof body.creditsCharged === 'number' ? body.creditsCharged : undefined
     outcome.bridal = body.bridal as Outcome['bridal']
     outcome.quality = qualityOf(body)
-    const image = new Uint8Array(await (await fetch(String(body.resultUrl))).arrayBuffer())
+    const image = (await request(String(body.resultUrl))).body
     const format = readImageHeader(image)?.format
     try {
       if (!format) throw new Error('not an image')
