@@ -10,7 +10,7 @@
  *   --list                   one line per scene that missed a goal (tuning only)
  *   --key test|live          the key's mode (default test; a live key meets TRYON_ENGINE=local here)
  *   --level off|measured|judge  the key's check level (admin keys quality; default measured): the service as it bills
- *                            with the check on. No judge is configured here, so judge runs the measured checks alone
+ *                            with the check on. At judge, a live key meets a judge only if the environment sets one
  *   --concurrency N          requests in flight (default 2)
  *   --draw                   only draw the scenes, and print the CPU time each style takes to draw one
  *
