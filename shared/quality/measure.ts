@@ -91,6 +91,11 @@ export const QUALITY_THRESHOLDS = {
   offBody: 0.25,
   /** A bag shows on this share of the image at least. */
   bagArea: 0.003,
+  /**
+   * A required region this share of which the shopper photo already shows in the product's colours (unchanged, within
+   * `matches`) is not required: nothing can show whether the product was put on (as docs/quality-evaluation.md's oracle).
+   */
+  alike: 0.5,
 } as const
 
 type Region = 'torso' | 'hips' | 'thighs' | 'shins' | 'feet'
@@ -251,11 +256,8 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   // A garment is a few colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at
   // most 1.7 units away) and looked up after that.
   const known = new Map<number, number>()
-  for (let i = 0; i < n; i++) {
-    if (delta[i] <= T.changed) continue
-    changed[i] = 1
-    const lab = labAt(after, i)
-    const cell: Lab = [2 * Math.round(lab[0] / 2), 2 * Math.round(lab[1] / 2), 2 * Math.round(lab[2] / 2)]
+  const nearestOf = (lab: Float32Array, i: number) => {
+    const cell: Lab = [2 * Math.round(lab[i * 3] / 2), 2 * Math.round(lab[i * 3 + 1] / 2), 2 * Math.round(lab[i * 3 + 2] / 2)]
     const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
     let best = known.get(key)
     if (best === undefined) {
@@ -263,9 +265,18 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
       for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
       known.set(key, best)
     }
+    return best
+  }
+  for (let i = 0; i < n; i++) {
+    if (delta[i] <= T.changed) continue
+    changed[i] = 1
+    const best = nearestOf(after, i)
     nearest[i] = best
     if (best <= T.matches) shows[i] = 1
   }
+  // An unchanged pixel the shopper photo already shows in the product's colour (a blue top under a blue T-shirt):
+  // nothing there can show whether the product was put on.
+  const alike = (i: number) => !changed[i] && nearestOf(before, i) <= T.matches
   lap('colour')
 
   if (!body) {
@@ -285,26 +296,37 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   const inTarget = new Uint8Array(n)
   for (const region of REGIONS) {
     const mask = regions[region]
+    const isRequired = required.includes(region)
     let count = 0
     let hits = 0
     let moved = 0
+    let same = 0
     for (let i = 0; i < n; i++) {
       if (!mask[i]) continue
       count++
       hits += shows[i]
       moved += changed[i]
+      if (isRequired && alike(i)) same++
     }
     if (count < MIN_REGION) continue
-    cover[region] = hits / count
-    measures[`cover.${region}`] = hits / count
-    if (required.includes(region)) {
+    if (same / count >= T.alike) {
+      // The shopper already wore the product's colour there: the region cannot be judged, and is not required. Its
+      // area still counts as where the product should lie, so a product put beside the body is still off it.
+      measures[`alike.${region}`] = same / count
+    } else {
+      cover[region] = hits / count
+      measures[`cover.${region}`] = hits / count
+    }
+    if (isRequired) {
       targetArea += count
       targetChanged += moved
       for (let i = 0; i < n; i++) if (mask[i]) inTarget[i] = 1
     }
   }
   const needed = required.filter((r) => r !== 'feet' || input.category === 'shoes')
-  const missing = needed.filter((r) => (cover[r] === undefined ? r === 'feet' : cover[r]! < T.cover[r]))
+  const missing = needed.filter((r) =>
+    cover[r] === undefined ? r === 'feet' && measures[`alike.${r}`] === undefined : cover[r]! < T.cover[r],
+  )
   for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
   const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
   measures.changedShare = targetArea ? targetChanged / targetArea : 0
@@ -339,8 +361,14 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   }
   if (input.category === 'bag') {
     measures.bagArea = anywhere / n
-    above(measures.bagArea, T.bagArea)
-    if (measures.bagArea < T.bagArea) issues.add('garment_missing')
+    const beside = measures.bagArea < T.bagArea ? alikeBesideTheHands(body, regions, alike, width, height) : 0
+    if (beside > 0) measures.alikeBesideHands = beside / n
+    if (beside >= T.bagArea * n) {
+      // Beside the hands the photo already showed the bag's colours (a black bag by black trousers): nothing can tell.
+    } else {
+      above(measures.bagArea, T.bagArea)
+      if (measures.bagArea < T.bagArea) issues.add('garment_missing')
+    }
   }
   lap('coverage')
   return finish(issues, scores, measures)
@@ -395,6 +423,33 @@ function layoutOfExtent(person: Uint8Array, width: number, height: number): Body
     legs: spans,
     outer: spans,
   }
+}
+
+/**
+ * How many pixels beside the hands (rows from 0.42 to 0.72 of the figure's height, from a tenth of it beyond the
+ * shoulders inwards, off the torso's span and the hips' and thighs' regions) are `alike`: where a carried bag would be.
+ */
+function alikeBesideTheHands(
+  body: BodyLayout,
+  regions: Record<Region, Uint8Array>,
+  alike: (i: number) => boolean,
+  width: number,
+  height: number,
+): number {
+  const H = body.figureHeight
+  const reach = body.shoulderWidth / 2 + 0.1 * H
+  let count = 0
+  for (let y = Math.max(0, Math.ceil(body.headTop + 0.42 * H)); y < Math.min(height, body.headTop + 0.72 * H); y++) {
+    const left = body.torso.left[y]
+    const right = body.torso.right[y]
+    for (let x = Math.max(0, Math.ceil(body.centreX - reach)); x <= Math.min(width - 1, body.centreX + reach); x++) {
+      const i = y * width + x
+      if (x >= left && x <= right) continue
+      if (regions.hips[i] || regions.thighs[i]) continue
+      if (alike(i)) count++
+    }
+  }
+  return count
 }
 
 /** Gains in linear light a garment's colour is compared at: as photographed, and as a dim room or a shadow shows it. */
