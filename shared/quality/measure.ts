@@ -84,13 +84,18 @@ export const QUALITY_THRESHOLDS = {
   /** A changed pixel shows the product: within this CIEDE2000 (kL = 2) of one of its dominant colours. */
   matches: 12,
   /** Share of each region the product must cover. */
-  cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.4, feet: 0.5 },
+  cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.4, feet: 0.4 },
   /** Share of a region it does not belong to that the product may cover. */
   wrongRegion: 0.3,
   /** Product pixels off the body's envelope, as a share of the area it should cover (for a bag, of its own). */
   offBody: 0.25,
   /** A bag shows on this share of the image at least. */
   bagArea: 0.003,
+  /**
+   * A required region this share of which the shopper photo already shows in the product's colours (unchanged, within
+   * `matches`) is not required: nothing can show whether the product was put on (as docs/quality-evaluation.md's oracle).
+   */
+  alike: 0.5,
 } as const
 
 type Region = 'torso' | 'hips' | 'thighs' | 'shins' | 'feet'
@@ -251,11 +256,8 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   // A garment is a few colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at
   // most 1.7 units away) and looked up after that.
   const known = new Map<number, number>()
-  for (let i = 0; i < n; i++) {
-    if (delta[i] <= T.changed) continue
-    changed[i] = 1
-    const lab = labAt(after, i)
-    const cell: Lab = [2 * Math.round(lab[0] / 2), 2 * Math.round(lab[1] / 2), 2 * Math.round(lab[2] / 2)]
+  const nearestOf = (lab: Float32Array, i: number) => {
+    const cell: Lab = [2 * Math.round(lab[i * 3] / 2), 2 * Math.round(lab[i * 3 + 1] / 2), 2 * Math.round(lab[i * 3 + 2] / 2)]
     const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
     let best = known.get(key)
     if (best === undefined) {
@@ -263,9 +265,18 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
       for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
       known.set(key, best)
     }
+    return best
+  }
+  for (let i = 0; i < n; i++) {
+    if (delta[i] <= T.changed) continue
+    changed[i] = 1
+    const best = nearestOf(after, i)
     nearest[i] = best
     if (best <= T.matches) shows[i] = 1
   }
+  // An unchanged pixel the shopper photo already shows in the product's colour (a blue top under a blue T-shirt):
+  // nothing there can show whether the product was put on.
+  const alike = (i: number) => !changed[i] && nearestOf(before, i) <= T.matches
   lap('colour')
 
   if (!body) {
@@ -278,13 +289,16 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
     return finish(issues, scores, measures)
   }
 
-  const regions = regionMasks(body, person, inside, width, height)
+  // A top must reach the waist (0.42: a shirt that stops at the chest is not on); a product that may not cover the
+  // torso is judged on its upper part only (0.36: high-waisted trousers reach the waist).
+  const regions = regionMasks(body, person, inside, width, height, required.includes('torso') ? 0.42 : 0.36)
   const cover: Partial<Record<Region, number>> = {}
   let targetArea = 0
   let targetChanged = 0
   const inTarget = new Uint8Array(n)
   for (const region of REGIONS) {
     const mask = regions[region]
+    const isRequired = required.includes(region)
     let count = 0
     let hits = 0
     let moved = 0
@@ -295,16 +309,31 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
       moved += changed[i]
     }
     if (count < MIN_REGION) continue
-    cover[region] = hits / count
-    measures[`cover.${region}`] = hits / count
-    if (required.includes(region)) {
+    // Only a required region not covered is read for the shopper's own colours (the colour distances cost).
+    let same = 0
+    if (isRequired && hits / count < T.cover[region]) for (let i = 0; i < n; i++) if (mask[i] && alike(i)) same++
+    if (same / count >= T.alike) {
+      // The shopper already wore the product's colour there: the region cannot be judged, and is not required. Its
+      // area still counts as where the product should lie, so a product put beside the body is still off it.
+      measures[`alike.${region}`] = same / count
+    } else {
+      cover[region] = hits / count
+      measures[`cover.${region}`] = hits / count
+    }
+    if (isRequired) {
       targetArea += count
       targetChanged += moved
       for (let i = 0; i < n; i++) if (mask[i]) inTarget[i] = 1
     }
   }
   const needed = required.filter((r) => r !== 'feet' || input.category === 'shoes')
-  const missing = needed.filter((r) => (cover[r] === undefined ? r === 'feet' : cover[r]! < T.cover[r]))
+  const missing = needed.filter((r) =>
+    cover[r] === undefined ? r === 'feet' && measures[`alike.${r}`] === undefined : cover[r]! < T.cover[r],
+  )
+  // No landmarks, and not one required region could be read from the silhouette's extent: nothing shows the product
+  // was put on (a figure half lost against its backdrop), so it is not taken as put on.
+  const unread = needed.length > 0 && needed.every((r) => cover[r] === undefined && measures[`alike.${r}`] === undefined)
+  if (!read.found && unread && missing.length === 0) missing.push(needed[0])
   for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
   const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
   measures.changedShare = targetArea ? targetChanged / targetArea : 0
@@ -339,8 +368,14 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   }
   if (input.category === 'bag') {
     measures.bagArea = anywhere / n
-    above(measures.bagArea, T.bagArea)
-    if (measures.bagArea < T.bagArea) issues.add('garment_missing')
+    const beside = measures.bagArea < T.bagArea ? alikeBesideTheHands(body, regions, alike, width, height) : 0
+    if (beside > 0) measures.alikeBesideHands = beside / n
+    if (beside >= T.bagArea * n) {
+      // Beside the hands the photo already showed the bag's colours (a black bag by black trousers): nothing can tell.
+    } else {
+      above(measures.bagArea, T.bagArea)
+      if (measures.bagArea < T.bagArea) issues.add('garment_missing')
+    }
   }
   lap('coverage')
   return finish(issues, scores, measures)
@@ -395,6 +430,33 @@ function layoutOfExtent(person: Uint8Array, width: number, height: number): Body
     legs: spans,
     outer: spans,
   }
+}
+
+/**
+ * How many pixels beside the hands (rows from 0.42 to 0.72 of the figure's height, from a tenth of it beyond the
+ * shoulders inwards, off the torso's span and the hips' and thighs' regions) are `alike`: where a carried bag would be.
+ */
+function alikeBesideTheHands(
+  body: BodyLayout,
+  regions: Record<Region, Uint8Array>,
+  alike: (i: number) => boolean,
+  width: number,
+  height: number,
+): number {
+  const H = body.figureHeight
+  const reach = body.shoulderWidth / 2 + 0.1 * H
+  let count = 0
+  for (let y = Math.max(0, Math.ceil(body.headTop + 0.42 * H)); y < Math.min(height, body.headTop + 0.72 * H); y++) {
+    const left = body.torso.left[y]
+    const right = body.torso.right[y]
+    for (let x = Math.max(0, Math.ceil(body.centreX - reach)); x <= Math.min(width - 1, body.centreX + reach); x++) {
+      const i = y * width + x
+      if (x >= left && x <= right) continue
+      if (regions.hips[i] || regions.thighs[i]) continue
+      if (alike(i)) count++
+    }
+  }
+  return count
 }
 
 /** Gains in linear light a garment's colour is compared at: as photographed, and as a dim room or a shadow shows it. */
@@ -486,42 +548,52 @@ const PRODUCT_SIDE = 112
 export function dominantColours(product: RgbaImage): Lab[] {
   const cut = extractGarment(shrink(product, PRODUCT_SIDE)).image
   const all = labImage(cut.data, cut.width * cut.height)
-  const points: Lab[] = []
-  for (let i = 0; i < cut.width * cut.height; i++) if (cut.data[i * 4 + 3] >= 192) points.push(labAt(all, i))
-  if (points.length === 0) return []
-  const step = Math.max(1, Math.floor(points.length / 4000))
-  const sample = points.filter((_, i) => i % step === 0)
-  const distance = (a: Lab, b: Lab) => (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2
-  const centres: Lab[] = [sample[sample.length >> 1]]
+  // The garment's pixels, every step-th of them (about 4,000), in a flat array: three numbers a point.
+  const at: number[] = []
+  for (let i = 0; i < cut.width * cut.height; i++) if (cut.data[i * 4 + 3] >= 192) at.push(i)
+  if (at.length === 0) return []
+  const step = Math.max(1, Math.floor(at.length / 4000))
+  const m = Math.ceil(at.length / step)
+  const sample = new Float64Array(m * 3)
+  for (let j = 0; j < m; j++) sample.set(all.subarray(at[j * step] * 3, at[j * step] * 3 + 3), j * 3)
+  const distance = (j: number, c: Lab) => (sample[j * 3] - c[0]) ** 2 + (sample[j * 3 + 1] - c[1]) ** 2 + (sample[j * 3 + 2] - c[2]) ** 2
+  const point = (j: number): Lab => [sample[j * 3], sample[j * 3 + 1], sample[j * 3 + 2]]
+  const centres: Lab[] = [point(m >> 1)]
   while (centres.length < 4) {
-    let far = sample[0]
+    let far = 0
     let farthest = -1
-    for (const p of sample) {
-      const d = Math.min(...centres.map((c) => distance(p, c)))
-      if (d > farthest) (farthest = d), (far = p)
+    for (let j = 0; j < m; j++) {
+      let d = Infinity
+      for (const c of centres) d = Math.min(d, distance(j, c))
+      if (d > farthest) (farthest = d), (far = j)
     }
     if (farthest < 25) break
-    centres.push(far)
+    centres.push(point(far))
   }
-  const owner = new Uint8Array(sample.length)
+  const owner = new Uint8Array(m)
+  // Eight rounds of k-means; the assignment stops changing within them on a garment's few colours.
   for (let round = 0; round < 8; round++) {
     const sums = centres.map(() => [0, 0, 0, 0])
-    sample.forEach((p, i) => {
+    for (let j = 0; j < m; j++) {
       let best = 0
-      for (let k = 1; k < centres.length; k++) if (distance(p, centres[k]) < distance(p, centres[best])) best = k
-      owner[i] = best
+      let bestDistance = distance(j, centres[0])
+      for (let k = 1; k < centres.length; k++) {
+        const d = distance(j, centres[k])
+        if (d < bestDistance) (best = k), (bestDistance = d)
+      }
+      owner[j] = best
       const s = sums[best]
-      s[0] += p[0]
-      s[1] += p[1]
-      s[2] += p[2]
+      s[0] += sample[j * 3]
+      s[1] += sample[j * 3 + 1]
+      s[2] += sample[j * 3 + 2]
       s[3]++
-    })
+    }
     sums.forEach((s, k) => {
       if (s[3] > 0) centres[k] = [s[0] / s[3], s[1] / s[3], s[2] / s[3]]
     })
   }
   const counts = centres.map((_, k) => owner.reduce((sum, o) => sum + (o === k ? 1 : 0), 0))
-  const kept = centres.map((c, k) => ({ c, count: counts[k] })).filter(({ count }) => count >= 0.1 * sample.length)
+  const kept = centres.map((c, k) => ({ c, count: counts[k] })).filter(({ count }) => count >= 0.1 * m)
   // On a model, skin is no colour of the garment: a skin-toned cluster goes when a larger cluster is not skin-toned.
   const largest = kept.reduce((a, b) => (b.count > a.count ? b : a), kept[0])
   return kept.filter(({ c }) => !(largest && !skinToned(largest.c) && skinToned(c) && c !== largest.c)).map(({ c }) => c)
@@ -560,12 +632,12 @@ function envelopeOf(body: BodyLayout, outside: Float32Array, width: number, heig
  * the torso below any neckline and above the waist, within the torso's span (no arms);
  * the hips to the crotch; thighs to the knees, shins to the ankles, feet to the floor, within the legs' span.
  */
-function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number) {
+function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number, torsoTo = 0.36) {
   // Bands as shares of the figure's height from the top of the head (an adult's proportions), each kept a little in
   // from the landmarks either side: the figure's height is read more surely than a waist or a knee.
   const at = (f: number) => body.headTop + f * body.figureHeight
   const bands: Record<Region, [number, number]> = {
-    torso: [at(0.23), at(0.36)],
+    torso: [at(0.23), at(torsoTo)],
     hips: [at(0.43), at(0.5)],
     thighs: [at(0.56), at(0.68)],
     shins: [at(0.77), at(0.92)],

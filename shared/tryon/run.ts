@@ -235,7 +235,9 @@ async function checked(
     level,
     request,
     image,
-    weddingDress: job.input.productKind === 'wedding-dress',
+    // Measured as a floor-length gown with a train only when one was prepared: a short dress or a top sent as a
+    // wedding dress is generated without one, and is measured as what it is.
+    weddingDress: job.input.productKind === 'wedding-dress' && generation.bridal?.reason !== 'train_pretreatment_unavailable',
     scenario: job.input.scenario,
     judge: job.keyMode === 'live' ? deps.judge : undefined,
     signal: request.signal,

@@ -193,23 +193,27 @@ interface BackgroundModel {
 function fitBackground(image: RgbaImage, samples: number[]): BackgroundModel {
   const { width, height, data } = image
   const count = samples.length / 3
-  const features = (x: number, y: number): number[] => {
-    const u = x / width - 0.5
-    const v = y / height - 0.5
-    return [1, u, v, u * u, v * v, u * v]
+  // The features of each sample (1, u, v, u², v², u·v), computed once: every round and channel reads them.
+  const features = new Float64Array(count * 6)
+  for (let s = 0; s < count; s++) {
+    const u = samples[s * 3 + 1] / width - 0.5
+    const v = samples[s * 3 + 2] / height - 0.5
+    features.set([1, u, v, u * u, v * v, u * v], s * 6)
   }
   let weights = new Float64Array(count).fill(1)
   let coefficients: number[][] = []
   let noise = 0
   for (let round = 0; round < 3; round++) {
-    coefficients = [0, 1, 2].map((c) => solveWeighted(samples, weights, features, (i) => data[i * 4 + c]))
+    coefficients = solveWeighted(samples, weights, features, data)
     const residuals = new Float64Array(count)
     for (let s = 0; s < count; s++) {
-      const [i, x, y] = [samples[s * 3], samples[s * 3 + 1], samples[s * 3 + 2]]
-      const f = features(x, y)
+      const i = samples[s * 3]
       let sq = 0
       for (let c = 0; c < 3; c++) {
-        const d = data[i * 4 + c] - dot(coefficients[c], f)
+        const k = coefficients[c]
+        let fit = 0
+        for (let j = 0; j < 6; j++) fit += k[j] * features[s * 6 + j]
+        const d = data[i * 4 + c] - fit
         sq += d * d
       }
       residuals[s] = Math.sqrt(sq)
@@ -222,43 +226,48 @@ function fitBackground(image: RgbaImage, samples: number[]): BackgroundModel {
   return { coefficients, noise }
 }
 
-function dot(a: number[], b: number[]): number {
-  let s = 0
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i]
-  return s
-}
-
-function solveWeighted(
-  samples: number[],
-  weights: Float64Array,
-  features: (x: number, y: number) => number[],
-  value: (i: number) => number,
-): number[] {
+/**
+ * The weighted least-squares surface of each RGB channel: the normal equations share their left side (the features'
+ * products) across the channels, so it is summed once, and each channel's system solved on its own copy.
+ */
+function solveWeighted(samples: number[], weights: Float64Array, features: Float64Array, data: Uint8Array): number[][] {
   const size = 6
-  const a = Array.from({ length: size }, () => new Float64Array(size + 1))
+  const gram = new Float64Array(size * size)
+  const rhs = new Float64Array(size * 3)
   for (let s = 0; s < weights.length; s++) {
     if (weights[s] === 0) continue
-    const f = features(samples[s * 3 + 1], samples[s * 3 + 2])
-    const v = value(samples[s * 3])
+    const o = s * size
+    const p = samples[s * 3] * 4
     for (let r = 0; r < size; r++) {
-      for (let c = 0; c < size; c++) a[r][c] += f[r] * f[c]
-      a[r][size] += f[r] * v
+      const fr = features[o + r]
+      for (let c = 0; c < size; c++) gram[r * size + c] += fr * features[o + c]
+      rhs[r * 3] += fr * data[p]
+      rhs[r * 3 + 1] += fr * data[p + 1]
+      rhs[r * 3 + 2] += fr * data[p + 2]
     }
   }
-  // A small ridge keeps the system solvable when the border is mostly subject (then the model degrades to flat).
-  for (let r = 0; r < size; r++) a[r][r] += r === 0 ? 1e-6 : 1e-3
-  for (let col = 0; col < size; col++) {
-    let pivot = col
-    for (let r = col + 1; r < size; r++) if (Math.abs(a[r][col]) > Math.abs(a[pivot][col])) pivot = r
-    ;[a[col], a[pivot]] = [a[pivot], a[col]]
-    const p = a[col][col] || 1e-12
-    for (let r = 0; r < size; r++) {
-      if (r === col) continue
-      const factor = a[r][col] / p
-      for (let c = col; c <= size; c++) a[r][c] -= factor * a[col][c]
+  return [0, 1, 2].map((channel) => {
+    const a = Array.from({ length: size }, (_, r) => {
+      const row = new Float64Array(size + 1)
+      row.set(gram.subarray(r * size, r * size + size))
+      row[size] = rhs[r * 3 + channel]
+      return row
+    })
+    // A small ridge keeps the system solvable when the border is mostly subject (then the model degrades to flat).
+    for (let r = 0; r < size; r++) a[r][r] += r === 0 ? 1e-6 : 1e-3
+    for (let col = 0; col < size; col++) {
+      let pivot = col
+      for (let r = col + 1; r < size; r++) if (Math.abs(a[r][col]) > Math.abs(a[pivot][col])) pivot = r
+      ;[a[col], a[pivot]] = [a[pivot], a[col]]
+      const p = a[col][col] || 1e-12
+      for (let r = 0; r < size; r++) {
+        if (r === col) continue
+        const factor = a[r][col] / p
+        for (let c = col; c <= size; c++) a[r][c] -= factor * a[col][c]
+      }
     }
-  }
-  return a.map((row, r) => row[size] / (row[r] || 1e-12))
+    return a.map((row, r) => row[size] / (row[r] || 1e-12))
+  })
 }
 
 /**
