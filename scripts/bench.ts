@@ -2,6 +2,8 @@
  * `npm run bench`: the service's own cost next to a floor, in one run on one machine. Needs only the
  * Postgres at TEST_DATABASE_URL (default 127.0.0.1:5432) and Linux (memory and CPU are read from /proc);
  * makes a fresh database and drops it afterwards.
+ * Its keys are at quality level off: the instant engine answers a 64×64 stand-in, which is not a try-on and fails
+ * the measured checks; what a check adds is measured by scripts/bench-quality-levels.ts (docs/performance.md).
  * Each server runs in a child process (its memory is its own); autocannon in this one drives it.
  *   BENCH_SECONDS (default 10): length of each run; BENCH_CONCURRENCY (default 1,16,64);
  *   BENCH_ONLY: a comma-separated subset of the scenarios (baseline, billing, instant, instant-one-key, instant-limits, instant-memory,
@@ -65,19 +67,19 @@ const db = await createTestDatabase('postgres')
 const [{ version }] = await db.sql<{ version: string }[]>`select current_setting('server_version') as version`
 // One test key per connection, each on its own account: separate customers, as production traffic is.
 const keys: string[] = []
-for (let i = 0; i < Math.max(...levels); i++) keys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'test' })).apiKey)
+for (let i = 0; i < Math.max(...levels); i++) keys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', quality: 'off' })).apiKey)
 // Live keys reach the configured provider (test keys never do).
 const liveKeys: string[] = []
 if (selected.some((p) => p.provider)) {
   for (let i = 0; i < Math.max(...providerLevels); i++)
-    liveKeys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'live' })).apiKey)
+    liveKeys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'live', quality: 'off' })).apiKey)
 }
 // The same with browser keys whose limits are all set, high enough never to refuse: every connection comes from
 // 127.0.0.1, so the per-client counters are one hot row per key, as the per-key ones are.
 const BENCH_ORIGIN = 'https://shop.example'
 const limitedKeys: string[] = []
 for (let i = 0; selected.some((p) => p.limited) && i < Math.max(...levels); i++) {
-  const key = await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', origins: [BENCH_ORIGIN] })
+  const key = await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', origins: [BENCH_ORIGIN], quality: 'off' })
   const max = 2_147_483_647
   await db.sql`select tryon.set_key_limits(${key.keyId}, ${db.sql.json({ perMinute: max, perClientPerMinute: max, dailyCredits: max, dailyRefunded: max, perClientDailyRefunded: max })})`
   limitedKeys.push(key.apiKey)

@@ -19,8 +19,10 @@ export type QualityAnswer = QualityRecord
 const MEASURE_SIDE = 512
 
 /**
- * The level a key's results are checked at. A key with no level of its own (`admin keys quality --default`) is
- * not checked yet: the default stays `off` until every path's tests run checked (docs/billing.md, "Checked results").
+ * The level a key's results are checked at (docs/billing.md, "Checked results"). A key with no level of its own
+ * (`admin keys quality --default`, stored as null) takes the default: `judge` for a live key where a judge is
+ * configured, `measured` otherwise (a test key's local results are measured too, so a broken composite is never
+ * charged). `judge` without a judge, or on a test key, which never reaches a provider, is `measured`.
  */
 export function qualityLevelOf(
   configured: QualityCheckLevel | null | undefined,
@@ -28,10 +30,10 @@ export function qualityLevelOf(
   judge?: QualityJudge,
   scenario?: Scenario,
 ): QualityCheckLevel {
-  if (configured === 'judge') return keyMode === 'live' && judge ? 'judge' : 'measured'
-  // The scenario forces the failed-check row whatever the key's level, so an integrator can see it without setting one.
-  if (scenario === 'quality_failed' && (configured ?? 'off') === 'off') return 'measured'
-  return configured ?? 'off'
+  if (configured === 'judge' || configured == null) return keyMode === 'live' && judge ? 'judge' : 'measured'
+  // The scenario forces the failed-check row whatever the key's level, so an integrator can see it at level off too.
+  if (scenario === 'quality_failed' && configured === 'off') return 'measured'
+  return configured
 }
 
 export interface QualityCheckJob {

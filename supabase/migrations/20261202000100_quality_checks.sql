@@ -161,8 +161,8 @@ begin
   -- any try-on of a key whose results are checked (a failed check is delivered free, tryon.is_delivered). A wedding
   -- dress without a slot is refused; a standard try-on takes one when one is left and is never refused for it (its
   -- refusal is null here): past the day's free deliveries, a result that fails its check is still free, uncounted.
-  -- A key without a level of its own (null) is not checked yet (docs/billing.md, "Checked results").
-  v_may_be_free := p_product_kind = 'wedding-dress' or v_key.quality_check in ('measured', 'judge');
+  -- A key without a level of its own (null) is checked at the default level (docs/billing.md, "Checked results").
+  v_may_be_free := p_product_kind = 'wedding-dress' or v_key.quality_check is distinct from 'off';
   if v_key.limit_daily_credits is not null then
     c_metric := c_metric || 'credits'::text; c_client := c_client || ''::bytea;
     c_start := c_start || v_day; c_end := c_end || (v_day + interval '1 day');

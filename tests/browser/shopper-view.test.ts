@@ -92,7 +92,10 @@ describe('what a shopper sees, in Chromium', () => {
     await page.locator('tryon-button figcaption').getByText('Votre essayage est prêt.', { exact: false }).waitFor()
     const body = tryOnSuccessSchema.parse(await (await request.response())!.json())
     expect(body).toMatchObject({ creditsCharged: 2, creditsRemaining: 0, bridal: { applied: true, trainScore: null } })
-    expect(await page.locator('tryon-button .debug').textContent()).toBe('credits charged: 2 · credits remaining: 0 · train score: —')
+    // The key is at the default level, measured: the widget shows the check's score beside the train's.
+    expect(await page.locator('tryon-button .debug').textContent()).toBe(
+      `credits charged: 2 · credits remaining: 0 · train score: — · quality score: ${body.quality!.score!.toFixed(2)}`,
+    )
     expect(await page.locator('tryon-button figcaption').textContent()).toBe(
       'Votre essayage est prêt. La traîne est affichée ; sa qualité n’a pas pu être vérifiée.',
     )

@@ -221,7 +221,10 @@ describe('storefront widget in Chromium, across origins', () => {
     })
     // The playground sets `debug`: the shop's developer sees the figures under the result.
     const details = await page.locator('tryon-button .debug').textContent()
-    expect(details).toBe(`credits charged: 0 · credits remaining: 2 · train score: ${body.bridal!.trainScore!.toFixed(2)}`)
+    // The key is at the default level, measured: the check's score is shown beside the train's.
+    expect(details).toBe(
+      `credits charged: 0 · credits remaining: 2 · train score: ${body.bridal!.trainScore!.toFixed(2)} · quality score: ${body.quality!.score!.toFixed(2)}`,
+    )
     expect(await page.locator('tryon-button figcaption').textContent()).toBe(
       'Your try-on is ready. The train of the gown could not be shown on this photo. For the gown and its train, use a ' +
         'full-length photo: standing, facing the camera, feet visible with some floor around them.',

@@ -7,7 +7,9 @@ import { makeGarmentPhoto, makeShopperPhoto } from '../support/images.ts'
 import { expectErrorBody, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
 
 const person = encodeBase64(makeShopperPhoto({ width: 200, height: 320, background: [120, 128, 140], format: 'jpeg' }).bytes)
-const tshirt = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [40, 90, 170], width: 160, height: 160, format: 'png' }).bytes)
+// A red T-shirt: the drawn shopper already wears a blue one, and a blue T-shirt put on it changes so little of the
+// photo that the result check reads it as not put on (reported as a blind spot of shared/quality/measure.ts).
+const tshirt = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [200, 40, 40], width: 160, height: 160, format: 'png' }).bytes)
 const gown = encodeBase64(
   makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 200, height: 200, transparentBackground: true }).bytes,
 )
@@ -15,6 +17,8 @@ const standard = { userPhoto: person, productImage: tshirt, clothingType: 'T-shi
 const wedding = { userPhoto: person, productImage: gown, productType: 'wedding-dress' }
 
 const SHOP = 'https://shop.example'
+/** Dozens of try-ons on a shared machine, each result measured before it is billed (docs/billing.md, "Checked results"). */
+const MANY_TRY_ONS_MS = 120_000
 /** The service's clock in these tests: 10:20:30 UTC, 30 s before the minute ends and 13 h 39 min 30 s before the day does. */
 const T0 = Date.parse('2031-03-04T10:20:30Z')
 const SECONDS_TO_DAY_END = 13 * 3600 + 39 * 60 + 30
@@ -81,66 +85,74 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     return row.n
   }
 
-  it('gives 50 concurrent try-ons from one address on a browser key exactly 10 results and 40 × 429 rate_limited, charging none of them', async () => {
-    now = T0
-    const key = await t.createKey({ credits: 100, origins: [SHOP] })
-    const generationsBefore = generations
-    const responses = await Promise.all(Array.from({ length: 50 }, () => post(key, standard)))
-    expect(statuses(responses)).toEqual({ '200': 10, '429 rate_limited': 40 })
-    for (const r of responses.filter((x) => x.status === 429)) {
-      expectErrorBody(r, 429, 'rate_limited')
-      expect(r.headers.get('retry-after')).toBe('30')
-      expect(r.headers.get('access-control-allow-origin')).toBe(SHOP)
-      expect(r.headers.get('access-control-expose-headers')).toContain('Retry-After')
-    }
-    expect(generations - generationsBefore).toBe(10)
-    expect(await tryOnsOf(key)).toBe(10)
-    expect(await t.ledger(key)).toEqual({ balance: 90, reserved: 0, ledgerBalance: 90, ledgerReserved: 0, heldByTryOns: 0 })
+  it(
+    'gives 50 concurrent try-ons from one address on a browser key exactly 10 results and 40 × 429 rate_limited, charging none of them',
+    async () => {
+      now = T0
+      const key = await t.createKey({ credits: 100, origins: [SHOP] })
+      const generationsBefore = generations
+      const responses = await Promise.all(Array.from({ length: 50 }, () => post(key, standard)))
+      expect(statuses(responses)).toEqual({ '200': 10, '429 rate_limited': 40 })
+      for (const r of responses.filter((x) => x.status === 429)) {
+        expectErrorBody(r, 429, 'rate_limited')
+        expect(r.headers.get('retry-after')).toBe('30')
+        expect(r.headers.get('access-control-allow-origin')).toBe(SHOP)
+        expect(r.headers.get('access-control-expose-headers')).toContain('Retry-After')
+      }
+      expect(generations - generationsBefore).toBe(10)
+      expect(await tryOnsOf(key)).toBe(10)
+      expect(await t.ledger(key)).toEqual({ balance: 90, reserved: 0, ledgerBalance: 90, ledgerReserved: 0, heldByTryOns: 0 })
 
-    // A forged forwarding header does not make the same connection another client.
-    const forged = await post(key, standard, { headers: { 'X-Forwarded-For': '198.51.100.7', 'X-Real-IP': '198.51.100.7' } })
-    expectErrorBody(forged, 429, 'rate_limited')
-    expect((await post(key, standard, { from: '127.0.0.2' })).status).toBe(200)
-    now = T0 + 30_000
-    expect((await post(key, standard)).status).toBe(200)
-    expect(await t.ledger(key)).toMatchObject({ balance: 88, reserved: 0, ledgerBalance: 88 })
-  })
+      // A forged forwarding header does not make the same connection another client.
+      const forged = await post(key, standard, { headers: { 'X-Forwarded-For': '198.51.100.7', 'X-Real-IP': '198.51.100.7' } })
+      expectErrorBody(forged, 429, 'rate_limited')
+      expect((await post(key, standard, { from: '127.0.0.2' })).status).toBe(200)
+      now = T0 + 30_000
+      expect((await post(key, standard)).status).toBe(200)
+      expect(await t.ledger(key)).toMatchObject({ balance: 88, reserved: 0, ledgerBalance: 88 })
+    },
+    MANY_TRY_ONS_MS,
+  )
 
-  it('lets one address have 5 free wedding-dress results a day and the key 20, then answers 429 free_deliveries_exhausted before generating anything', async () => {
-    now = T0
-    const key = await t.createKey({ credits: 100, origins: [SHOP] })
-    const generationsBefore = generations
-    const first = await Promise.all(
-      Array.from({ length: 12 }, () => post(key, wedding, { from: '127.0.0.11', scenario: 'train_score_low' })),
-    )
-    expect(statuses(first)).toEqual({ '200': 5, '429 free_deliveries_exhausted': 7 })
-    for (const r of first.filter((x) => x.status === 200))
-      expect(r.body).toMatchObject({ creditsCharged: 0, shortId: null, bridal: { applied: false, reason: 'train_score_low' } })
-    for (const r of first.filter((x) => x.status === 429)) {
-      expectErrorBody(r, 429, 'free_deliveries_exhausted')
-      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-    }
-    expect(generations - generationsBefore).toBe(5)
-    expect(await t.ledger(key)).toMatchObject({ balance: 100, reserved: 0, ledgerBalance: 100 })
+  it(
+    'lets one address have 5 free wedding-dress results a day and the key 20, then answers 429 free_deliveries_exhausted before generating anything',
+    async () => {
+      now = T0
+      const key = await t.createKey({ credits: 100, origins: [SHOP] })
+      const generationsBefore = generations
+      const first = await Promise.all(
+        Array.from({ length: 12 }, () => post(key, wedding, { from: '127.0.0.11', scenario: 'train_score_low' })),
+      )
+      expect(statuses(first)).toEqual({ '200': 5, '429 free_deliveries_exhausted': 7 })
+      for (const r of first.filter((x) => x.status === 200))
+        expect(r.body).toMatchObject({ creditsCharged: 0, shortId: null, bridal: { applied: false, reason: 'train_score_low' } })
+      for (const r of first.filter((x) => x.status === 429)) {
+        expectErrorBody(r, 429, 'free_deliveries_exhausted')
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      }
+      expect(generations - generationsBefore).toBe(5)
+      expect(await t.ledger(key)).toMatchObject({ balance: 100, reserved: 0, ledgerBalance: 100 })
 
-    // Standard try-ons go on; a wedding dress from that address waits for the next UTC day, even one that would be charged.
-    expect((await post(key, standard, { from: '127.0.0.11' })).body.creditsCharged).toBe(1)
-    const refused = await post(key, wedding, { from: '127.0.0.11' })
-    expectErrorBody(refused, 429, 'free_deliveries_exhausted')
-    expect(refused.headers.get('retry-after')).toBe(String(SECONDS_TO_DAY_END))
+      // Standard try-ons go on; a wedding dress from that address waits for the next UTC day, even one that would be charged.
+      expect((await post(key, standard, { from: '127.0.0.11' })).body.creditsCharged).toBe(1)
+      const refused = await post(key, wedding, { from: '127.0.0.11' })
+      expectErrorBody(refused, 429, 'free_deliveries_exhausted')
+      expect(refused.headers.get('retry-after')).toBe(String(SECONDS_TO_DAY_END))
 
-    // Three more addresses take the key's other 15; the key's 20 are then spent for every address.
-    for (const from of ['127.0.0.12', '127.0.0.13', '127.0.0.14']) {
-      const batch = await Promise.all(Array.from({ length: 5 }, () => post(key, wedding, { from, scenario: 'train_score_low' })))
-      expect(statuses(batch), from).toEqual({ '200': 5 })
-    }
-    expectErrorBody(await post(key, wedding, { from: '127.0.0.15', scenario: 'train_score_low' }), 429, 'free_deliveries_exhausted')
-    expect(await tryOnsOf(key)).toBe(21)
+      // Three more addresses take the key's other 15; the key's 20 are then spent for every address.
+      for (const from of ['127.0.0.12', '127.0.0.13', '127.0.0.14']) {
+        const batch = await Promise.all(Array.from({ length: 5 }, () => post(key, wedding, { from, scenario: 'train_score_low' })))
+        expect(statuses(batch), from).toEqual({ '200': 5 })
+      }
+      expectErrorBody(await post(key, wedding, { from: '127.0.0.15', scenario: 'train_score_low' }), 429, 'free_deliveries_exhausted')
+      expect(await tryOnsOf(key)).toBe(21)
 
-    now = T0 + SECONDS_TO_DAY_END * 1000
-    expect((await post(key, wedding, { from: '127.0.0.15', scenario: 'train_score_low' })).status).toBe(200)
-    expect(await t.ledger(key)).toMatchObject({ balance: 99, reserved: 0, ledgerBalance: 99 })
-  })
+      now = T0 + SECONDS_TO_DAY_END * 1000
+      expect((await post(key, wedding, { from: '127.0.0.15', scenario: 'train_score_low' })).status).toBe(200)
+      expect(await t.ledger(key)).toMatchObject({ balance: 99, reserved: 0, ledgerBalance: 99 })
+    },
+    MANY_TRY_ONS_MS,
+  )
 
   it('stops a key at its daily credit cap with 429 daily_cap_reached, whatever the addresses, and opens again the next UTC day', async () => {
     now = T0

@@ -29,6 +29,11 @@ import {
 import { freePort } from '../support/process.ts'
 import { expectErrorBody, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
 
+/**
+ * What the providers "generate": another shopper in a red shirt, not this request's garment put on its shopper, so the
+ * result check would rightly fail it. This file is about the providers' errors and retries, so its live keys are not
+ * checked (level off); the check of a provider's result is tested in tests/e2e/quality.test.ts.
+ */
 const providerResult = makeShopperPhoto({ width: 96, height: 160, format: 'jpeg', shirtColor: [200, 30, 30], seed: 11 }).bytes
 const standard = {
   userPhoto: encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes),
@@ -154,7 +159,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
 
   it('429 with RetryInfo "5s": waits the 5 s Google asked for, then Gemini delivers; 1 credit, FASHN never asked', async () => {
     geminiFake.script('POST', geminiPath(IMAGE_MODEL), gemini.quotaExceeded('5s'), gemini.image(providerResult))
-    const key = await s.t.createKey({ credits: 2, mode: 'live' })
+    const key = await s.t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 1)
     expect(geminiCalls()).toBe(2)
     expect(s.sleeps).toEqual([5000])
@@ -164,7 +169,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
 
   it('429 with RetryInfo "90s", past Gemini’s 60 s share of the deadline: no wait, FASHN delivers at once; 1 credit', async () => {
     geminiFake.script('POST', geminiPath(IMAGE_MODEL), gemini.quotaExceeded('90s'))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect(geminiCalls()).toBe(1)
     expect(s.sleeps).not.toContain(90_000)
@@ -179,7 +184,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
     'a 404 NOT_FOUND %s for the model: not retried, FASHN delivers, and Gemini is skipped from then on; the log says what to set',
     async (_, reply) => {
       geminiFake.script('POST', geminiPath(IMAGE_MODEL), reply)
-      const first = await s.t.createKey({ credits: 1, mode: 'live' })
+      const first = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
       expectDelivered(await s.post(first), 0)
       expect([geminiCalls(), fashnRuns()]).toEqual([1, 1])
       expect(s.sleeps.filter((ms) => ms < 1000)).toEqual([])
@@ -193,7 +198,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
         }),
       )
       // The breaker opened at once: the next try-on goes straight to FASHN.
-      const second = await s.t.createKey({ credits: 1, mode: 'live' })
+      const second = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
       expectDelivered(await s.post(second), 0)
       expect([geminiCalls(), fashnRuns()]).toEqual([1, 2])
     },
@@ -210,7 +215,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
     ['a text-only STOP reply', gemini.textOnly('Here is a description of the outfit instead.')],
   ])('%s is a failure, not a rejection: the chain moves on and FASHN delivers; 1 credit', async (_, reply) => {
     geminiFake.script('POST', geminiPath(IMAGE_MODEL), reply)
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([geminiCalls(), fashnRuns()]).toEqual([1, 1])
     await s.expectSettled(key, { engine: 'fashn', balance: 0 })
@@ -226,7 +231,7 @@ describe('Gemini quota and finish reasons (TRYON_ENGINE=gemini,fashn)', () => {
     ['promptFeedback.blockReason OTHER', gemini.promptBlocked('OTHER')],
   ])('%s is a safety block: 422 ai_content_rejected, refunded, FASHN not asked', async (_, reply) => {
     geminiFake.script('POST', geminiPath(IMAGE_MODEL), reply)
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await s.post(key), 422, 'ai_content_rejected')
     expect([geminiCalls(), fashnRuns()]).toEqual([1, 0])
     await s.expectSettled(key, { engine: null, balance: 1 })
@@ -263,7 +268,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
     'Your input image might violate our policies.',
   ])('INVALID_ARGUMENT "%s": 422 ai_content_rejected, refunded, not retried', async (message) => {
     fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', message))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await s.post(key), 422, 'ai_content_rejected')
     expect(calls()).toBe(1)
     await s.expectSettled(key, { engine: null, balance: 1 })
@@ -280,7 +285,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
     ],
   ])('%s: 500 generation_failed, refunded, not retried', async (_, reply) => {
     fake.script('POST', predictPath, reply)
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await s.post(key), 500, 'generation_failed')
     expect(calls()).toBe(1)
     await s.expectSettled(key, { engine: null, balance: 1 })
@@ -288,7 +293,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
 
   it('a filtered output (raiFilteredReason): 422 ai_content_rejected, refunded', async () => {
     fake.script('POST', predictPath, vertex.filtered('Support codes: 63429089'))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await s.post(key), 422, 'ai_content_rejected')
     await s.expectSettled(key, { engine: null, balance: 1 })
   })
@@ -300,7 +305,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
       'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model',
     )
     fake.script('POST', predictPath, quota, quota, quota, quota, quota, vertex.image(providerResult))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect(calls()).toBe(6)
     expect(s.sleeps).toEqual([1500, 3000, 6000, 12000, 12000])
@@ -311,7 +316,7 @@ describe('Vertex refusals and quota (TRYON_ENGINE=vertex)', () => {
     const untilShutdown = Date.parse('2027-01-20T00:00:00Z') - Date.parse('2026-11-23T10:00:00Z')
     s.advance(untilShutdown)
     try {
-      const key = await s.t.createKey({ credits: 1, mode: 'live' })
+      const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
       const res = await s.post(key)
       expectErrorBody(res, 500, 'generation_failed')
       expect(res.body.error).not.toContain('VERTEX_MODEL')
@@ -364,7 +369,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
 
   it('a run whose connection dropped after it was sent is not sent again (it may have started): Gemini delivers, 1 credit', async () => {
     fashnFake.script('POST', '/v1/run', { drop: true }, fashn.submitted())
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 1])
     await s.expectSettled(key, { engine: 'gemini', balance: 0 })
@@ -377,14 +382,14 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
       { status: 502, text: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' },
       fashn.submitted(),
     )
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 1])
   })
 
   it('a run refused at connect (it never left) is sent again: FASHN delivers, 1 credit, one run received', async () => {
     s.refuseNext(`${fashnFake.url}/v1/run`, 1)
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 0])
     await s.expectSettled(key, { engine: 'fashn', balance: 0 })
@@ -393,7 +398,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
   it('five 429 ConcurrencyLimitExceeded answers are waited out within the deadline, then FASHN delivers; 1 credit', async () => {
     const busy = fashn.submitError(429, 'ConcurrencyLimitExceeded', 'Too many concurrent predictions')
     fashnFake.script('POST', '/v1/run', busy, busy, busy, busy, busy, fashn.submitted())
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([6, 0])
     expect(s.sleeps.slice(0, 5)).toEqual([1500, 3000, 6000, 12000, 12000])
@@ -402,7 +407,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
 
   it('ThirdPartyError (a content restriction, by FASHN’s SDK): 422 ai_content_rejected, refunded, Gemini not asked', async () => {
     fashnFake.script('GET', statusPath, fashn.failed('ThirdPartyError', 'Image captioning refused the inputs'))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await s.post(key), 422, 'ai_content_rejected')
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 0])
     await s.expectSettled(key, { engine: null, balance: 1 })
@@ -410,7 +415,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
 
   it('3rdPartyProviderError (an unclassified provider failure): Gemini delivers, 1 credit', async () => {
     fashnFake.script('GET', statusPath, fashn.failed('3rdPartyProviderError', 'upstream error'))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect([fashnRuns(), geminiCalls()]).toEqual([1, 1])
   })
@@ -418,7 +423,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
   it('polls status from 1 s, growing to 2 s: never more than 8 polls in 10 s, so 6 concurrent jobs stay within 50 per 10 s', async () => {
     const processing = Array.from({ length: 14 }, () => fashn.status('processing'))
     fashnFake.script('GET', statusPath, ...processing, fashn.completed(fashnFake.outputUrl))
-    const key = await s.t.createKey({ credits: 1, mode: 'live' })
+    const key = await s.t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectDelivered(await s.post(key), 0)
     expect(fashnFake.requestsTo(statusPath)).toHaveLength(15)
     expect(s.sleeps[0]).toBe(defaultPolling.firstMs)
@@ -430,7 +435,7 @@ describe('FASHN runs, polling and the circuit breaker (TRYON_ENGINE=fashn,gemini
 
   it('after 5 consecutive FASHN outages its circuit opens: skipped for 30 s (Gemini at once), then one request probes it', async () => {
     fashnFake.script('POST', '/v1/run', fashn.submitError(503, 'InternalServerError', 'Service unavailable'))
-    const key = await s.t.createKey({ credits: 8, mode: 'live' })
+    const key = await s.t.createKey({ credits: 8, mode: 'live', quality: 'off' })
     for (let i = 0; i < 5; i++) expectDelivered(await s.post(key), 7 - i)
     expect([fashnRuns(), geminiCalls()]).toEqual([20, 5])
 

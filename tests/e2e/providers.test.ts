@@ -22,7 +22,12 @@ import {
 } from '../support/provider-fakes.ts'
 import { expectErrorBody, postTryOn, startTestStack, type ApiResponse, type TestStack } from '../support/stack.ts'
 
-/** What the providers "generate": a distinct JPEG, so the stored result can be traced back to the provider. */
+/**
+ * What the providers "generate": a distinct JPEG, so the stored result can be traced back to the provider. It is
+ * another shopper in a red shirt, not the yellow T-shirt put on this shopper, so the result check would rightly fail
+ * it: this file is about the providers' wire format, so its live keys are not checked (level off). The check of a
+ * provider's result is tested in tests/e2e/quality.test.ts.
+ */
 const providerResult = makeShopperPhoto({ width: 96, height: 160, format: 'jpeg', shirtColor: [200, 30, 30], seed: 7 }).bytes
 const userPhoto = encodeBase64(makeShopperPhoto({ width: 160, height: 280, format: 'jpeg' }).bytes)
 const productImage = encodeBase64(makeGarmentPhoto({ kind: 'tshirt', color: [240, 200, 20], width: 160, height: 160, format: 'png' }).bytes)
@@ -93,7 +98,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('queue → processing → completed: 200, the result stored in our bucket, 1 credit charged, engine fashn recorded', async () => {
     fake.script('GET', statusPath, fashn.status('in_queue'), fashn.status('processing'), fashn.completed(fake.outputUrl))
-    const key = await t.createKey({ credits: 3, mode: 'live' })
+    const key = await t.createKey({ credits: 3, mode: 'live', quality: 'off' })
     const res = await post(key)
 
     expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -112,7 +117,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('retries a 429 from FASHN and still delivers, charging once', async () => {
     fake.script('POST', '/v1/run', fashn.submitError(429, 'RateLimitExceeded', 'Too many requests'), fashn.submitted())
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expect(res.status).toBe(200)
     expect(fake.requestsTo('/v1/run')).toHaveLength(2)
@@ -121,7 +126,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('ContentModerationError: 422 ai_content_rejected, refunded, FASHN’s words not shown', async () => {
     fake.script('GET', statusPath, fashn.failed('ContentModerationError', 'NSFW content detected in model image'))
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(res, 422, 'ai_content_rejected')
     expect(res.body.error).not.toContain('NSFW')
@@ -133,7 +138,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('PoseError: 400 person_not_found, as the local engine answers a photo with nobody in it, refunded', async () => {
     fake.script('GET', statusPath, fashn.failed('PoseError', 'pose estimation failed: 0 keypoints'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(
       res,
@@ -147,7 +152,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('PipelineError: 500 generation_failed, refunded', async () => {
     fake.script('GET', statusPath, fashn.failed('PipelineError', 'worker crashed'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(res, 500, 'generation_failed')
     expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
@@ -156,7 +161,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
   it('a malformed answer from FASHN: 500 generation_failed, refunded', async () => {
     fake.script('POST', '/v1/run', { text: '<html>502 Bad Gateway</html>', contentType: 'text/html' })
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key), 500, 'generation_failed')
     await x.expectBalanced(key, 1)
   })
@@ -170,7 +175,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     it('stores the provider’s bytes exactly and charges 1 credit', async () => {
       expect(large.byteLength).toBeGreaterThan(300_000)
       fake.script('GET', outputPath(), { parts: [large.subarray(0, 280_000), large.subarray(280_000)], contentType: 'image/jpeg' })
-      const key = await t.createKey({ credits: 1, mode: 'live' })
+      const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
       const res = await post(key)
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const stored = await fetch(res.body.resultUrl)
@@ -181,7 +186,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
     it('a body that passes the 25 MB cap mid-stream: 500 generation_failed, refunded, nothing left in the bucket', async () => {
       const before = await storedFiles()
       fake.script('GET', outputPath(), { parts: [large, new Uint8Array(25 * 1024 * 1024)], contentType: 'image/jpeg' })
-      const key = await t.createKey({ credits: 1, mode: 'live' })
+      const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
       expectErrorBody(await post(key), 500, 'generation_failed')
       expect(await x.latestTryOn(key)).toMatchObject({ status: 'failed', outcome: 'generation_failed', credits_charged: 0 })
       expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:generation_failed'])
@@ -192,7 +197,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
 
     it('a wedding dress: the judge reads the streamed result whole, and the result is stored', async () => {
       fake.script('GET', outputPath(), { parts: [large.subarray(0, 280_000), large.subarray(280_000)], contentType: 'image/jpeg' })
-      const key = await t.createKey({ credits: 2, mode: 'live' })
+      const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
       const res = await post(key, wedding)
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       expect(res.body.bridal).toMatchObject({ applied: true })
@@ -202,7 +207,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
   })
 
   it('a wedding dress goes to FASHN as a one-piece with floor room added below the feet, and is billed by the bridal rules', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key, wedding)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const inputs = fake.requestsTo('/v1/run')[0].json.inputs
@@ -217,7 +222,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
   })
 
   it('a wedding dress on a photo cropped above the feet: FASHN cannot lay a train, so the pre-treatment row (1 credit)', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const croppedPhoto = makeShopperPhoto({ width: 400, height: 600, background: slate, fullLength: false, format: 'jpeg' }).bytes
     const res = await post(key, { ...wedding, userPhoto: encodeBase64(croppedPhoto) })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -231,7 +236,7 @@ describe('FASHN engine through the endpoint (TRYON_ENGINE=fashn)', () => {
   })
 
   it('a garment with no train sent as a wedding dress goes to FASHN as what it is, without padding, for 1 credit', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key, { ...wedding, productImage })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(fake.requestsTo('/v1/run')[0].json.inputs.category).toBe('auto')
@@ -281,7 +286,7 @@ describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', 
   const post = (key: CreatedKey) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
 
   it('signs in with the service account, predicts, stores the result and charges 1 credit; the token is reused', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const first = await post(key)
     const second = await post(key)
     expect([first.status, second.status]).toEqual([200, 200])
@@ -295,7 +300,7 @@ describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', 
 
   it('raiFilteredReason: 422 ai_content_rejected, refunded', async () => {
     fake.script('POST', predictPath, vertex.filtered('Your current safety filter threshold filtered out the generated image.'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key), 422, 'ai_content_rejected')
     expect(await x.ledgerKinds(key)).toEqual(['reservation:standard', 'refund:ai_content_rejected'])
     await x.expectBalanced(key, 1)
@@ -308,7 +313,7 @@ describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', 
       vertex.error(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model'),
       vertex.image(providerResult),
     )
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expect((await post(key)).status).toBe(200)
     expect(fake.requestsTo(predictPath)).toHaveLength(2)
     await x.expectBalanced(key, 0)
@@ -316,7 +321,7 @@ describe('Vertex AI Virtual Try-On through the endpoint (TRYON_ENGINE=vertex)', 
 
   it('a 400 Vertex does not explain as a safety block: 500 generation_failed, refunded, not retried', async () => {
     fake.script('POST', predictPath, vertex.error(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key), 500, 'generation_failed')
     expect(fake.requestsTo(predictPath)).toHaveLength(1)
     await x.expectBalanced(key, 1)
@@ -344,7 +349,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
   const post = (key: CreatedKey, body: unknown = standard) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
 
   it('standard: 200, result stored, 1 credit, engine gemini; the judge is not asked', async () => {
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     await x.expectStoredResult(res)
@@ -354,7 +359,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
   })
 
   it('wedding dress: the prompt asks for the train on the floor, the judge scores it, 2 credits charged', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key, wedding)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: 0.8, reason: 'train_rendered' } })
@@ -378,7 +383,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
 
   it('wedding dress with a malformed judge answer: trainScore null, delivered and charged (score unavailable)', async () => {
     fake.script('POST', geminiPath(JUDGE_MODEL), gemini.textOnly('Looks lovely!'))
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key, wedding)
     expect(res.status).toBe(200)
     expect(res.body.bridal).toEqual({ applied: true, trainScore: null, reason: 'score_unavailable' })
@@ -390,7 +395,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
     ['finishReason IMAGE_SAFETY', gemini.finished('IMAGE_SAFETY', 'Unable to show the generated image.')],
   ])('%s: 422 ai_content_rejected, refunded', async (_, reply) => {
     fake.script('POST', geminiPath(IMAGE_MODEL), reply)
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(res, 422, 'ai_content_rejected')
     expect(res.body.error).not.toMatch(/cannot help|Unable to show/)
@@ -399,7 +404,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
 
   it('a text-only reply (no image, finishReason STOP): 500 generation_failed, refunded, the model’s words not shown', async () => {
     fake.script('POST', geminiPath(IMAGE_MODEL), gemini.textOnly('I cannot help with that request.'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(res, 500, 'generation_failed')
     expect(res.body.error).not.toMatch(/cannot help/)
@@ -408,7 +413,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
 
   it('a wedding-dress rejection refunds both credits', async () => {
     fake.script('POST', geminiPath(IMAGE_MODEL), gemini.finished('PROHIBITED_CONTENT'))
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key, wedding), 422, 'ai_content_rejected')
     expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(0)
     await x.expectBalanced(key, 2)
@@ -454,7 +459,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
   const post = (key: CreatedKey) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
 
   it('FASHN succeeds: Gemini is never asked and the row says fashn', async () => {
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expect((await post(key)).status).toBe(200)
     expect(geminiFake.requests).toHaveLength(0)
     expect(await x.latestTryOn(key)).toMatchObject({ engine: 'fashn' })
@@ -462,7 +467,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
 
   it('FASHN fails: Gemini produces the image, the row records gemini, 1 credit charged', async () => {
     fashnFake.script('GET', statusPath, fashn.failed('PipelineError', 'upstream GPU pool exhausted'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     await x.expectStoredResult(res)
@@ -473,7 +478,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
 
   it('FASHN hangs: after its share of the budget Gemini answers within the deadline', async () => {
     fashnFake.script('POST', '/v1/run', { hang: true })
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(await x.latestTryOn(key)).toMatchObject({ engine: 'gemini' })
@@ -481,7 +486,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
 
   it('FASHN rejects the content: 422 and no fallback to Gemini', async () => {
     fashnFake.script('GET', statusPath, fashn.failed('ContentModerationError', 'prohibited'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key), 422, 'ai_content_rejected')
     expect(geminiFake.requests).toHaveLength(0)
     await x.expectBalanced(key, 1)
@@ -489,7 +494,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
 
   it('FASHN refuses the input: 400 and no fallback to Gemini', async () => {
     fashnFake.script('GET', statusPath, fashn.failed('ImageLoadError', 'Error loading garment image'))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     expectErrorBody(await post(key), 400, 'unsupported_image', /product image \(productImage\)/)
     expect(geminiFake.requests).toHaveLength(0)
   })
@@ -497,7 +502,7 @@ describe('fallback chain through the endpoint (TRYON_ENGINE=fashn,gemini, 3 s bu
   it('both providers too slow: 500 generation_failed at the deadline, refunded', async () => {
     fashnFake.script('POST', '/v1/run', { hang: true })
     geminiFake.script('POST', geminiPath(IMAGE_MODEL), { hang: true })
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expectErrorBody(res, 500, 'generation_failed')
     expect(geminiFake.requests).toHaveLength(1)
@@ -537,7 +542,7 @@ describe('Gemini on Vertex AI (VERTEX_MODEL=gemini-3.1-flash-image) with a judge
   const post = (key: CreatedKey, body: unknown = standard) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body })
 
   it('generates through :generateContent at location global (never :predict), stores the result, 1 credit', async () => {
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await post(key)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     await x.expectStoredResult(res)
@@ -547,7 +552,7 @@ describe('Gemini on Vertex AI (VERTEX_MODEL=gemini-3.1-flash-image) with a judge
   })
 
   it('a wedding dress: the train asked for in words, the gone judge never called, delivered and charged 2 (score unavailable), and loud in the log', async () => {
-    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
     const res = await post(key, wedding)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: null, reason: 'score_unavailable' } })
@@ -605,7 +610,7 @@ describe('a retired image model in a chain (TRYON_ENGINE=gemini,fashn, GEMINI_MO
       }),
     )
     fashnFake.script('GET', statusPath, fashn.completed(fashnFake.outputUrl))
-    const key = await t.createKey({ credits: 1, mode: 'live' })
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'off' })
     const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     await x.expectStoredResult(res)

@@ -67,13 +67,18 @@ describe('checked results on the local engine (test keys)', () => {
   const post = (key: CreatedKey, body: unknown, scenario?: string) =>
     postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body, headers: scenario ? { 'X-Tryon-Scenario': scenario } : {} })
 
-  it('a key with no level of its own: no check, no quality object, billed as before', async () => {
+  it('a test key with no level of its own is measured: the local result is checked, passed and charged', async () => {
     const key = await t.createKey({ credits: 1 })
     const res = await post(key, standard)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body.quality).toBeUndefined()
-    expect(res.body.creditsCharged).toBe(1)
-    expect(await x.row(res.body.tryOnId)).toMatchObject({ outcome: 'generated', credits_charged: 1, quality_checked: null })
+    expect(res.body).toMatchObject({ creditsCharged: 1, quality: { checked: true, passed: true, issues: [] } })
+    expect(res.body.shortId).toMatch(/^[0-9A-Za-z]{10}$/)
+    expect(await x.row(res.body.tryOnId)).toMatchObject({
+      outcome: 'generated',
+      credits_charged: 1,
+      quality_checked: true,
+      quality_passed: true,
+    })
     await x.expectBalanced(key, 0)
   })
 
@@ -140,7 +145,7 @@ describe('checked results on the local engine (test keys)', () => {
   })
 })
 
-describe('checked results with the Gemini engine and judge (live keys at level judge)', () => {
+describe('checked results with the Gemini engine and judge (live keys at the default level: judge)', () => {
   let t: TestStack
   let fake: FakeServer
   const x = helpers(() => t)
@@ -167,17 +172,14 @@ describe('checked results with the Gemini engine and judge (live keys at level j
   beforeEach(() => fake.reset())
   const post = (key: CreatedKey) => postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: standard })
 
-  async function liveKey() {
-    const key = await t.createKey({ credits: 1, mode: 'live' })
-    await x.setLevel(key, 'judge')
-    return key
-  }
+  /** A live key at the default level: where a judge is configured, as here, that is `judge`. */
+  const liveKey = () => t.createKey({ credits: 1, mode: 'live' })
 
   it('the local result the fake answers with passes the measurements (so the judge decides below)', () => {
     expect(measuredPassed).toBe(true)
   })
 
-  it('judge passes: 1 credit, a short id, quality passed; one judge call with the three images', async () => {
+  it('judge passes: 1 credit, a short id, quality passed; one judge call with the three images (default level)', async () => {
     fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(generated))
     fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged())
     const key = await liveKey()
@@ -190,6 +192,16 @@ describe('checked results with the Gemini engine and judge (live keys at level j
     // The Gemini API's REST form (snake_case, as the train judge sends it): the shopper photo, the product, the result.
     const parts = (calls[0].json.contents as { parts: { inline_data?: unknown }[] }[]).flatMap((c) => c.parts)
     expect(parts.filter((p) => p.inline_data)).toHaveLength(3)
+    await x.expectBalanced(key, 0)
+  })
+
+  it('a live key set to measured: checked, passed and charged, the judge never asked', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(generated))
+    const key = await t.createKey({ credits: 1, mode: 'live', quality: 'measured' })
+    const res = await post(key)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 1, quality: { checked: true, passed: true } })
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(0)
     await x.expectBalanced(key, 0)
   })
 

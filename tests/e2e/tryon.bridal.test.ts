@@ -77,6 +77,8 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
       creditsRemaining: 3,
       creditsCharged: 2,
       bridal: { applied: true, trainScore: expect.any(Number), reason: 'train_rendered' },
+      // A test key with no level of its own is measured (docs/billing.md, "Checked results"): the gown passed.
+      quality: { checked: true, passed: true, score: expect.any(Number), issues: [] },
     })
     expect(res.body.bridal.trainScore).toBeGreaterThanOrEqual(0.5)
     expect(res.body.bridal.trainScore).toBeLessThanOrEqual(1)
@@ -173,6 +175,8 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
   })
 
   // Products the pre-treatment finds no train in: without the scenario each is tried on without a train for 1 credit.
+  // Forced to the with-train path, the gown comes out a gown, which its check passes; the T-shirt is stretched down to
+  // the knees as if it were a gown, a broken composite its check fails: delivered free whatever the forced train verdict.
   it.each([
     ['train_score_low', 'gown'],
     ['train_score_low', 'tshirt'],
@@ -184,19 +188,21 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('wedding-dress try-on over H
     const res = await post(key, wedding(garments[product]), scenario)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const low = scenario === 'train_score_low'
+    const passed = product === 'gown'
     expect(res.body.bridal).toEqual(
       low
         ? { applied: false, trainScore: 0.25, reason: 'train_score_low' }
         : { applied: true, trainScore: null, reason: 'score_unavailable' },
     )
-    expect(res.body).toMatchObject({ creditsCharged: low ? 0 : 2, creditsRemaining: low ? 2 : 0 })
+    const free = low || !passed
+    expect(res.body).toMatchObject({ creditsCharged: free ? 0 : 2, creditsRemaining: free ? 2 : 0, quality: { checked: true, passed } })
     expect(engineCalls).toEqual(['with-train'])
     await expectDelivered(res)
     expect((await ledgerOf(res.body.tryOnId)).map((r) => [r.kind, r.reserved_delta, r.reason])).toEqual([
       ['reservation', 2, 'wedding-dress'],
-      low ? ['refund', -2, 'train_score_low'] : ['charge', -2, 'score_unavailable'],
+      !passed ? ['refund', -2, 'quality_failed'] : low ? ['refund', -2, 'train_score_low'] : ['charge', -2, 'score_unavailable'],
     ])
-    await expectBalanced(key, low ? 2 : 0)
+    await expectBalanced(key, free ? 2 : 0)
   })
 
   it('charges 1 credit and delivers the gown without a train when only the pre-treatment is unavailable', async () => {

@@ -47,6 +47,8 @@ describe('standard try-on over HTTP', () => {
       ),
       creditsRemaining: 2,
       creditsCharged: 1,
+      // A test key with no level of its own is measured (docs/billing.md, "Checked results"): the local result passed.
+      quality: { checked: true, passed: true, score: expect.any(Number), issues: [] },
     })
 
     const [row] = await t.stack.sql`

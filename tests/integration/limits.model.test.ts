@@ -101,8 +101,8 @@ class Model {
     const day = Math.floor(now / 86_400_000) * 86_400_000
     const l = this.limits
     // A result that may be delivered for nothing holds a free-delivery slot: a wedding dress, or a checked result.
-    // A key without a level of its own is not checked yet (docs/billing.md, "Checked results").
-    const mayBeFree = kind === 'wedding-dress' || this.quality === 'measured' || this.quality === 'judge'
+    // A key without a level of its own (null) is checked at the default level (docs/billing.md, "Checked results").
+    const mayBeFree = kind === 'wedding-dress' || this.quality !== 'off'
     const freeRefusal = kind === 'wedding-dress' ? 'free_deliveries_exhausted' : null
     const needs: {
       metric: string

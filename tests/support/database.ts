@@ -113,16 +113,28 @@ export interface CreatedKey {
   credits: number
 }
 
-export async function createKey(
-  sql: Sql,
-  options: { credits?: number; mode?: 'live' | 'test'; origins?: string[]; active?: boolean; accountId?: string } = {},
-): Promise<CreatedKey> {
+export interface KeyOptions {
+  credits?: number
+  mode?: 'live' | 'test'
+  origins?: string[]
+  active?: boolean
+  accountId?: string
+  /**
+   * The key's quality check level (`tryon.set_key_quality`); left unset, the default (docs/billing.md, "Checked
+   * results"). A test whose subject is not the try-on's picture (limits, idempotency, wire formats) and whose stand-in
+   * result is not a try-on sets `'off'` and says why.
+   */
+  quality?: 'off' | 'measured' | 'judge'
+}
+
+export async function createKey(sql: Sql, options: KeyOptions = {}): Promise<CreatedKey> {
   const [row] = await sql`
     select api_key, key_id, account_id, credits::float8 as credits
       from tryon.create_api_key(${options.credits ?? 0}, ${options.mode ?? 'test'},
                                 array(select jsonb_array_elements_text(${JSON.stringify(options.origins ?? [])}::text::jsonb)),
                                 ${options.active ?? true}, null,
                                 ${options.accountId ?? null})`
+  if (options.quality) await sql`select tryon.set_key_quality(${row.key_id}::uuid, ${options.quality})`
   return { apiKey: row.api_key, keyId: row.key_id, accountId: row.account_id, credits: row.credits }
 }
 
