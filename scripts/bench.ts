@@ -67,7 +67,8 @@ const db = await createTestDatabase('postgres')
 const [{ version }] = await db.sql<{ version: string }[]>`select current_setting('server_version') as version`
 // One test key per connection, each on its own account: separate customers, as production traffic is.
 const keys: string[] = []
-for (let i = 0; i < Math.max(...levels); i++) keys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', quality: 'off' })).apiKey)
+for (let i = 0; i < Math.max(...levels); i++)
+  keys.push((await createKey(db.sql, { credits: 1_000_000_000, mode: 'test', quality: 'off' })).apiKey)
 // Live keys reach the configured provider (test keys never do).
 const liveKeys: string[] = []
 if (selected.some((p) => p.provider)) {
