@@ -1,5 +1,5 @@
 /**
- * A worker thread of adapters/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
+ * A worker thread of adapters/local-workers.ts: runs the local engine, bridal steps and measured check on what the main thread sends,
  * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
  * and what the call spent of the budget.
  */
@@ -23,6 +23,7 @@ parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
   try {
     let value: unknown
     if (message.op === 'generate') value = await steps.engine.generate({ ...message.request, ...common })
+    else if (message.op === 'measure') value = await steps.measure({ ...message.request, ...common })
     else {
       const guidance = message.guidance
       if (!bridal.has(guidance)) bridal.set(guidance, steps.bridal(guidance))

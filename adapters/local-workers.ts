@@ -12,14 +12,17 @@ import type {
 import type { DecodeBudget } from '../shared/images/codecs/raster.ts'
 import type { LocalSteps } from '../shared/engine/local/steps.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../shared/engine/types.ts'
+import type { QualityMeasurement } from '../shared/quality/measure.ts'
+import type { MeasureJob } from '../shared/quality/measured-check.ts'
 
-/** What the main thread asks a worker: one call of the local engine or of a bridal step, with what it may decode. */
+/** What the main thread asks a worker: one call of the local engine, a bridal step or the measured check, with what it may decode. */
 export type LocalCall = { id: number; budget?: { pixels: number; work: number } } & LocalRequest
 
 type LocalRequest =
   | { op: 'generate'; request: Omit<TryOnRequest, 'signal' | 'remainingMs' | 'decodeBudget'> }
   | { op: 'prepare'; guidance: TrainGuidance; request: { person: InputImage; garment: InputImage } }
   | { op: 'score'; guidance: TrainGuidance; request: { result: GeneratedImage; person: InputImage; garment: InputImage } }
+  | { op: 'measure'; request: Omit<MeasureJob, 'signal' | 'decodeBudget'> }
 
 export type LocalReply =
   | { id: number; ok: true; value: unknown; spent?: { pixels: number; work: number } }
@@ -86,7 +89,7 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
     else idle.push(worker)
   }
 
-  async function call<T>(message: LocalRequest, signal?: AbortSignal, budget?: DecodeBudget): Promise<T> {
+  async function call<T>(message: LocalRequest, signal?: AbortSignal, budget?: DecodeBudget, transfer: ArrayBuffer[] = []): Promise<T> {
     if (closed) throw new Error('the local workers are closed')
     const worker = await acquire()
     const id = nextId++
@@ -96,7 +99,7 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
       return await new Promise<T>((resolve, reject) => {
         pending.set(id, { worker, resolve: resolve as (value: unknown) => void, reject, budget })
         const full: LocalCall = { ...message, id, budget: budget && { pixels: budget.remaining, work: budget.workRemaining } }
-        worker.postMessage(full)
+        worker.postMessage(full, transfer)
       })
     } finally {
       signal?.removeEventListener('abort', onAbort)
@@ -142,6 +145,17 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
         ),
     },
     bridal,
+    // The request's thread keeps nothing of this check but the answer: each image is copied once, to exactly its own
+    // bytes, and that copy moved to the worker rather than cloned again. The photos are decoded there from their bytes,
+    // as the request's thread did, which on this platform holds no decoded copy of them (every local step decodes in a
+    // worker, with its own copy of the budget); copying a 40 MP JPEG's bytes takes a few ms, decoding it 100 ms or more.
+    measure: ({ signal, decodeBudget, ...job }) => {
+      const shopper = own(job.shopper)
+      const product = own(job.product)
+      const result = { contentType: job.result.contentType, bytes: job.result.bytes.slice() }
+      const moved = [shopper.bytes.buffer, product.bytes.buffer, result.bytes.buffer] as ArrayBuffer[]
+      return call<QualityMeasurement>({ op: 'measure', request: { ...job, shopper, product, result } }, signal, decodeBudget, moved)
+    },
     async close() {
       closed = true
       await Promise.all(workers.map((worker) => worker.terminate()))

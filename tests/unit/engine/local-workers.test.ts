@@ -32,6 +32,31 @@ describe('the local engine on worker threads (the Node dev stack)', () => {
     expect(used.utilization).toBeLessThan(0.2)
   })
 
+  it('measures a result there as in the thread (the quality check), charging its decodes to the request budget', async () => {
+    const made = await inThreadLocalSteps().engine.generate({ person, garment, category: 'dress' })
+    if (made.kind !== 'generated') throw new Error(made.kind)
+    const job = { shopper: person, product: garment, result: made.image, category: 'dress' as const, weddingDress: false }
+    const here = createDecodeBudget(240e6)
+    const there = createDecodeBudget(240e6)
+    const expected = await inThreadLocalSteps().measure({ ...job, decodeBudget: here })
+    const actual = await workers.measure({ ...job, decodeBudget: there })
+    expect(actual).toEqual(expected)
+    expect(actual.measures).not.toEqual({})
+    expect(there.remaining).toBe(here.remaining)
+    expect(there.remaining).toBeLessThan(240e6)
+    expect(there.workSpent).toBe(here.workSpent)
+    // The caller's images are copied, not moved: they are still whole on this side.
+    expect(person.bytes.byteLength).toBeGreaterThan(0)
+    expect(made.image.bytes.byteLength).toBeGreaterThan(0)
+  })
+
+  it("answers a photo it cannot decode with the decoder's error", async () => {
+    const broken = { ...person, bytes: person.bytes.subarray(0, 2000) }
+    const made = { bytes: person.bytes, contentType: 'image/jpeg' as const }
+    const job = { shopper: broken, product: garment, result: made, weddingDress: false }
+    await expect(workers.measure(job)).rejects.toThrow()
+  })
+
   it('runs the bridal steps there too', async () => {
     const { pretreatment, scorer } = workers.bridal('draws')
     const prepared = await pretreatment.prepare({ person, garment })
