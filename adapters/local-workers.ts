@@ -9,7 +9,7 @@ import type {
   TrainPretreatment,
   TrainScorer,
 } from '../shared/bridal/ports.ts'
-import type { DecodeBudget } from '../shared/images/codecs/raster.ts'
+import type { DecodeBudget, RgbaImage } from '../shared/images/codecs/raster.ts'
 import type { LocalSteps } from '../shared/engine/local/steps.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../shared/engine/types.ts'
 import type { QualityMeasurement } from '../shared/quality/measure.ts'
@@ -25,14 +25,21 @@ type LocalRequest =
   | { op: 'measure'; request: Omit<MeasureJob, 'signal' | 'decodeBudget'> }
 
 export type LocalReply =
-  | { id: number; ok: true; value: unknown; spent?: { pixels: number; work: number } }
+  | { id: number; ok: true; value: unknown; spent?: { pixels: number; work: number }; shopperCopy?: HeldCopy }
   | { id: number; ok: false; error: { name: string; message: string } }
+
+/** A pre-treatment's decoded shopper photo (DecodedCopy's image), moved back to the request's thread. */
+export interface HeldCopy {
+  side: number | undefined
+  image: RgbaImage
+}
 
 interface Pending {
   worker: Worker
   resolve(value: unknown): void
   reject(error: Error): void
   budget?: DecodeBudget
+  keep?: (copy: HeldCopy) => void
 }
 
 /**
@@ -66,6 +73,7 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
         call.budget.spend(reply.spent.pixels)
         call.budget.spendWork(reply.spent.work)
       }
+      if (reply.shopperCopy) call.keep?.(reply.shopperCopy)
       call.resolve(reply.value)
     })
     worker.on('error', (error) => {
@@ -89,7 +97,13 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
     else idle.push(worker)
   }
 
-  async function call<T>(message: LocalRequest, signal?: AbortSignal, budget?: DecodeBudget, transfer: ArrayBuffer[] = []): Promise<T> {
+  async function call<T>(
+    message: LocalRequest,
+    signal?: AbortSignal,
+    budget?: DecodeBudget,
+    transfer: ArrayBuffer[] = [],
+    keep?: (copy: HeldCopy) => void,
+  ): Promise<T> {
     if (closed) throw new Error('the local workers are closed')
     const worker = await acquire()
     const id = nextId++
@@ -97,7 +111,7 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
       return await new Promise<T>((resolve, reject) => {
-        pending.set(id, { worker, resolve: resolve as (value: unknown) => void, reject, budget })
+        pending.set(id, { worker, resolve: resolve as (value: unknown) => void, reject, budget, keep })
         const full: LocalCall = { ...message, id, budget: budget && { pixels: budget.remaining, work: budget.workRemaining } }
         worker.postMessage(full, transfer)
       })
@@ -111,11 +125,18 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
   const bridal = (guidance: TrainGuidance): BridalSteps => {
     const pretreatment: TrainPretreatment = {
       name: 'local',
+      // The shopper photo it decoded comes back (moved, not copied) as the request's copy of it, as when the step runs
+      // in the request's thread: a provider's re-encode then starts from it rather than decoding the photo again.
       prepare: ({ person, garment, signal, decodeBudget }) =>
         call<PretreatmentOutcome>(
           { op: 'prepare', guidance, request: { person: own(person), garment: own(garment) } },
           signal,
           decodeBudget,
+          [],
+          (copy) => {
+            const held = decodeBudget?.copies?.get(person.bytes)
+            if (!held || 'error' in held) decodeBudget?.copies?.set(person.bytes, copy)
+          },
         ),
     }
     const scorer: TrainScorer = {
@@ -146,9 +167,9 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
     },
     bridal,
     // The request's thread keeps nothing of this check but the answer: each image is copied once, to exactly its own
-    // bytes, and that copy moved to the worker rather than cloned again. The photos are decoded there from their bytes,
-    // as the request's thread did, which on this platform holds no decoded copy of them (every local step decodes in a
-    // worker, with its own copy of the budget); copying a 40 MP JPEG's bytes takes a few ms, decoding it 100 ms or more.
+    // bytes, and that copy moved to the worker rather than cloned again (a 40 MP JPEG's 8 MB: a few ms). The photos are
+    // decoded there from their bytes at the check's scale, as the request's thread did before: it held no decoded copy
+    // of them but a pre-treatment's shopper photo, which the check never reused (its scores stay as they were).
     measure: ({ signal, decodeBudget, ...job }) => {
       const shopper = own(job.shopper)
       const product = own(job.product)

@@ -5,7 +5,8 @@
  * memory above its resident size before the request, and how long an unrelated request sent meanwhile waited.
  * First the corpus of scripts/bench/hostile-corpus.ts (many-scan JPEGs, 40 MP WebPs, the PNG bomb, 40 MP photos),
  * each as a test key's shopper photo; then the header and key cases. HOSTILE_ONLY=regexp runs the cases whose name
- * matches it. Printed numbers, not a test: run it on two checkouts to compare.
+ * matches it; HOSTILE_CPU_PROF=dir writes the server's CPU profiles there (node --cpu-prof: its main thread's and each
+ * worker's, written when the server stops). Printed numbers, not a test: run it on two checkouts to compare.
  */
 import { fork } from 'node:child_process'
 import { get } from 'node:http'
@@ -73,7 +74,9 @@ async function parent(): Promise<void> {
   const db = process.env.HOSTILE_POSTGRES === '1' ? await createTestDatabase('postgres') : null
   const start = async () => {
     const child = fork(fileURLToPath(import.meta.url), ['child'], {
-      execArgv: process.execArgv,
+      execArgv: process.env.HOSTILE_CPU_PROF
+        ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.HOSTILE_CPU_PROF}`]
+        : process.execArgv,
       env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     })
