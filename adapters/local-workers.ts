@@ -45,8 +45,8 @@ interface Pending {
 /**
  * The local engine and bridal steps on `threads` worker threads (node:worker_threads), so their seconds of decoding
  * and image work leave the server's event loop free for other requests. Calls beyond the threads wait for one (the
- * work gate in front keeps them to its concurrency). A call's images are copied to the worker (a view of a request's
- * body would otherwise take the whole body along); its result comes back transferred.
+ * work gate in front keeps them to its concurrency; the measured check, outside the gate, takes its turn here too).
+ * A call's images are copied once and moved to the worker; its result comes back moved.
  */
 export function createWorkerLocalSteps(options: { threads: number }): LocalSteps & { close(): Promise<void> } {
   // The worker is TypeScript like the rest of the dev stack: it registers tsx's loader (found from here), then imports it.
@@ -121,36 +121,47 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
     }
   }
 
-  const own = (image: InputImage): InputImage => ({ ...image, bytes: image.bytes.slice() })
+  // Each image a call sends is copied once, to exactly its own bytes (a view of a request's body would otherwise take
+  // the whole body along), and that copy is moved to the worker rather than cloned a second time.
+  const moving = () => {
+    const moved: ArrayBuffer[] = []
+    const own = <T extends { bytes: Uint8Array }>(image: T): T => {
+      const bytes = image.bytes.slice()
+      moved.push(bytes.buffer as ArrayBuffer)
+      return { ...image, bytes }
+    }
+    return { own, moved }
+  }
   const bridal = (guidance: TrainGuidance): BridalSteps => {
     const pretreatment: TrainPretreatment = {
       name: 'local',
       // The shopper photo it decoded comes back (moved, not copied) as the request's copy of it, as when the step runs
       // in the request's thread: a provider's re-encode then starts from it rather than decoding the photo again.
-      prepare: ({ person, garment, signal, decodeBudget }) =>
-        call<PretreatmentOutcome>(
+      prepare: ({ person, garment, signal, decodeBudget }) => {
+        const { own, moved } = moving()
+        return call<PretreatmentOutcome>(
           { op: 'prepare', guidance, request: { person: own(person), garment: own(garment) } },
           signal,
           decodeBudget,
-          [],
+          moved,
           (copy) => {
             const held = decodeBudget?.copies?.get(person.bytes)
             if (!held || 'error' in held) decodeBudget?.copies?.set(person.bytes, copy)
           },
-        ),
+        )
+      },
     }
     const scorer: TrainScorer = {
       name: 'local',
-      score: ({ result, person, garment, signal, decodeBudget }) =>
-        call<ScoreOutcome>(
-          {
-            op: 'score',
-            guidance,
-            request: { result: { ...result, bytes: result.bytes.slice() }, person: own(person), garment: own(garment) },
-          },
+      score: ({ result, person, garment, signal, decodeBudget }) => {
+        const { own, moved } = moving()
+        return call<ScoreOutcome>(
+          { op: 'score', guidance, request: { result: own(result), person: own(person), garment: own(garment) } },
           signal,
           decodeBudget,
-        ),
+          moved,
+        )
+      },
     }
     return { pretreatment, scorer }
   }
@@ -158,24 +169,24 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
   return {
     engine: {
       name: 'local',
-      generate: ({ signal, remainingMs: _, decodeBudget, ...request }) =>
-        call<EngineOutcome<GeneratedImage>>(
+      generate: ({ signal, remainingMs: _, decodeBudget, ...request }) => {
+        const { own, moved } = moving()
+        return call<EngineOutcome<GeneratedImage>>(
           { op: 'generate', request: { ...request, person: own(request.person), garment: own(request.garment) } },
           signal,
           decodeBudget,
-        ),
+          moved,
+        )
+      },
     },
     bridal,
-    // The request's thread keeps nothing of this check but the answer: each image is copied once, to exactly its own
-    // bytes, and that copy moved to the worker rather than cloned again (a 40 MP JPEG's 8 MB: a few ms). The photos are
-    // decoded there from their bytes at the check's scale, as the request's thread did before: it held no decoded copy
-    // of them but a pre-treatment's shopper photo, which the check never reused (its scores stay as they were).
+    // The request's thread keeps nothing of this check but the answer; copying a 40 MP JPEG's 8 MB takes a few ms. The
+    // photos are decoded there from their bytes at the check's scale, as the request's thread did before: it held no
+    // decoded copy of them but a pre-treatment's shopper photo, which the check never reused (its scores stay as they were).
     measure: ({ signal, decodeBudget, ...job }) => {
-      const shopper = own(job.shopper)
-      const product = own(job.product)
-      const result = { contentType: job.result.contentType, bytes: job.result.bytes.slice() }
-      const moved = [shopper.bytes.buffer, product.bytes.buffer, result.bytes.buffer] as ArrayBuffer[]
-      return call<QualityMeasurement>({ op: 'measure', request: { ...job, shopper, product, result } }, signal, decodeBudget, moved)
+      const { own, moved } = moving()
+      const request = { ...job, shopper: own(job.shopper), product: own(job.product), result: own(job.result) }
+      return call<QualityMeasurement>({ op: 'measure', request }, signal, decodeBudget, moved)
     },
     async close() {
       closed = true
