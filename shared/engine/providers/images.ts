@@ -51,6 +51,14 @@ const JPEG_QUALITY = 92
 export const REENCODE_LONG_SIDE = 2048
 
 /**
+ * The request's decoded copy of a photo is re-encoded instead of decoding it again when its long side is at least this
+ * share of the re-encode's: the floor a turned photo is already decoded at (reencodeDecodeSide), above what the models
+ * render (about 1024 px). A 40 MP baseline JPEG's 1936 px copy does; a 40 MP progressive one's 968 px (read at 1/8 by
+ * the local steps) does not, and is decoded again at the provider's size.
+ */
+const HELD_COPY_SHARE = 0.75
+
+/**
  * The image as the provider accepts it: the original bytes when they already fit the policy and show as stored
  * (upright, sRGB, not CMYK); otherwise decoded, flattened on white (JPEG has no alpha), turned upright and converted
  * to sRGB (shrunk first), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
@@ -58,9 +66,8 @@ export const REENCODE_LONG_SIDE = 2048
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
  *
  * With the request's `budget`, the decode is charged to it, and the request's decoded copy of the image is re-encoded
- * instead when it is at least as large as the decode would be: a wedding dress's pre-treatment has read the shopper
- * photo at 1/4 of a 40 MP JPEG's size, as large as a turned photo is decoded here (reencodeDecodeSide), so it is decoded
- * once rather than twice (about 0.2 s for a baseline one, 1 s for a progressive one).
+ * instead when it is large enough (HELD_COPY_SHARE): a wedding dress's pre-treatment has read the shopper photo at 1/4
+ * of a 40 MP baseline JPEG's size, so that photo is decoded once rather than twice.
  */
 export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy, budget?: DecodeBudget): PreparedImage {
   if (sentAsIs(image, policy))
@@ -72,7 +79,7 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
     const minLongSide = reencodeDecodeSide(image, reencodeSide)
     const held = budget?.copies?.get(image.bytes)
     pixels =
-      held && 'image' in held && Math.max(held.image.width, held.image.height) >= minLongSide
+      held && 'image' in held && Math.max(held.image.width, held.image.height) >= Math.round(reencodeSide * HELD_COPY_SHARE)
         ? copiedRows(held.image)
         : decodeImageRows(image.bytes, image.format, { minLongSide, expected: storedSize(image), budget })
   } catch (error) {

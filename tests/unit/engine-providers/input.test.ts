@@ -5,6 +5,7 @@ import { fetchOutput, generatedImage } from '../../../shared/engine/providers/ou
 import { createLocalPretreatment } from '../../../shared/bridal/local-pretreatment.ts'
 import { createDecodeBudget, decodeImage } from '../../../shared/images/codecs/index.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
+import { decodeUpright } from '../../../shared/images/upright.ts'
 import { asInput, makeFlatImage, makeGarmentPhoto, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
 import { providerResult, testRuntime } from './support.ts'
 
@@ -121,6 +122,19 @@ describe('a provider re-encode and the request’s decoding budget (issue 24)', 
     const reused = decodeImage(prepared.bytes, 'jpeg')
     expect([reused.width, reused.height]).toEqual([fresh.width, fresh.height])
     expect(meanDifference(reused.data, fresh.data)).toBeLessThan(4)
+  })
+})
+
+describe('a provider re-encode and a copy too small for it', () => {
+  it('decodes the photo again at its own size: a 1/8 copy would send the provider a fraction of the photo', () => {
+    const person = asInput(makeShopperPhoto({ width: 1800, height: 2700, format: 'jpeg' }))
+    const budget = createDecodeBudget(240e6)
+    const small = decodeUpright(person, { side: 256, budget })
+    expect(Math.max(small.width, small.height)).toBeLessThan(768)
+    const before = budget.remaining
+    const prepared = prepareInput(person, 'userPhoto', { formats: ['jpeg'], maxBytes: 10e6, maxLongSide: 1024 }, budget)
+    expect(budget.remaining).toBeLessThan(before)
+    expect(readImageHeader(prepared.bytes)).toMatchObject({ height: 1024 })
   })
 })
 
