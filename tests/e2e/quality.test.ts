@@ -353,7 +353,7 @@ describe('a failed result generated again on the next engine of the chain (TRYON
     await x.expectBalanced(key, 0)
   })
 
-  it('a wedding dress is not generated again: the failed result is delivered free', async () => {
+  it('a wedding dress is generated again too, through its whole pipeline: its train scored again, checked, charged 2', async () => {
     fake.reset()
     fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(makeShopperPhoto({ width: 400, height: 600, format: 'jpeg' }).bytes))
     fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({}, { weddingDress: true }))
@@ -361,8 +361,18 @@ describe('a failed result generated again on the next engine of the chain (TRYON
     await x.setLevel(key, 'measured')
     const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ creditsCharged: 0, shortId: null, quality: { checked: true, passed: false } })
+    expect(res.body).toMatchObject({
+      creditsCharged: 2,
+      bridal: { applied: true, reason: 'train_rendered' },
+      quality: { checked: true, passed: true, issues: [] },
+    })
+    expect(res.body.shortId).toMatch(/^[0-9A-Za-z]{10}$/)
     expect(fake.requestsTo(geminiPath(IMAGE_MODEL))).toHaveLength(1)
-    await x.expectBalanced(key, 2)
+    // The train of each result is judged: Gemini's (the photo unchanged) and the local engine's.
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(2)
+    expect(await x.row(res.body.tryOnId)).toMatchObject({ outcome: 'train_rendered', credits_charged: 2, quality_passed: true })
+    const [row] = await t.stack.sql<{ engine: string }[]>`select engine from tryon.tryons where id = ${res.body.tryOnId}`
+    expect(row.engine).toBe('local')
+    await x.expectBalanced(key, 0)
   })
 })
