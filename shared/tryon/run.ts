@@ -19,7 +19,7 @@ import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 /** What a try-on uses of the service's dependencies, and no more. */
 export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log' | 'judge'> {
-  billing: Pick<BillingStore, 'settle'>
+  billing: Pick<BillingStore, 'settle' | 'freeDelivery'>
   config: Pick<
     ServiceConfig,
     'generationTimeoutMs' | 'maxDecodedPixelsPerRequest' | 'imageLimits' | 'trainThreshold' | 'storeTimeoutMs' | 'settlementRetry'
@@ -102,6 +102,7 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
         : generateStandard(deps, job, forcedEngine, request),
     )
     const generation = await timed('check', () => checked(deps, job, request, generated, context))
+    if (generation.outcome === 'quality_failed') await timed('limits', () => freeDeliveryHeld(deps, job))
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
     const resultUrl = await timed('store', () => storeResult(deps, path, generation.image, context))
@@ -268,6 +269,24 @@ async function checked(
     deps.log({ level: 'warn', msg: 'generating again after a failed check did not finish', ...context, error: String(error) })
     return first
   }
+}
+
+/**
+ * A result that failed its check is delivered free only within the key's free deliveries of the day (docs/billing.md,
+ * "Checked results"): past them it is not delivered, so that results made to fail (a product photo that misleads the
+ * check, a prompt injected into the judge) cannot be had for nothing without end. Answered 429
+ * free_deliveries_exhausted and refunded, as a wedding dress past them is refused.
+ */
+async function freeDeliveryHeld(deps: TryOnDeps, job: TryOnJob): Promise<void> {
+  const free = await deps.billing.freeDelivery(job.tryOnId, deps.clock())
+  if (free.held) return
+  throw new TryOnFailure(
+    'free_deliveries_exhausted',
+    'This result did not pass its quality check, and this key has had as many free results today as it may, so it is not ' +
+      'delivered. Nothing was charged; try another photo (full length, facing the camera, plain background), or retry ' +
+      'after the number of seconds in Retry-After.',
+    { tellsCaller: true, retryAfterSeconds: free.retryAfterSeconds },
+  )
 }
 
 /**
