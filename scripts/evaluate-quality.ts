@@ -26,7 +26,7 @@ import { startDevStack } from '../devstack/stack.ts'
 import { decodeImage } from '../shared/images/codecs/index.ts'
 import { readImageHeader } from '../shared/images/sniff.ts'
 import { createKey } from '../tests/support/database.ts'
-import { failedCheck, qualityOf, report, summarise, goals, type Outcome } from '../tests/support/scenes/evaluation.ts'
+import { failedCheck, qualityOf, report, reportByKind, summarise, goals, type Outcome } from '../tests/support/scenes/evaluation.ts'
 import { SETS, styleOf, type SceneSet } from '../tests/support/scenes/held-out.ts'
 import { scene, type Scene } from '../tests/support/scenes/index.ts'
 import { judge } from '../tests/support/scenes/oracle.ts'
@@ -303,7 +303,11 @@ async function main(): Promise<void> {
   }
   if (options.json) {
     const scenes = options.set.name === 'tuning' ? outcomes : undefined
-    console.log(JSON.stringify({ run, figures, goals: goals(figures), scenes }, null, 2))
+    const byKind = {
+      standard: goals(summarise(outcomes.filter((o) => !o.wedding))),
+      weddingDress: goals(summarise(outcomes.filter((o) => o.wedding))),
+    }
+    console.log(JSON.stringify({ run, figures, goals: goals(figures), byKind, scenes }, null, 2))
     return
   }
   console.log(`\n${run.set} scenes ${run.seeds}, ${run.keyMode} key at level ${run.level}, commit ${run.commit}, ${run.date}`)
@@ -311,6 +315,7 @@ async function main(): Promise<void> {
     `${run.seconds} s (${run.cpuSeconds} s CPU in this process, load ${run.loadAverage}); a scene drawn in ${run.msPerSceneDrawn} ms\n`,
   )
   console.log(report(figures))
+  console.log(`\n${reportByKind(outcomes)}`)
   if (options.list) {
     console.log('')
     for (const o of outcomes) {

@@ -18,6 +18,7 @@ export type FailureKind =
   // The wedding-dress steps.
   | 'bridal_preprocessing_failed'
   // Capacity, storage and billing.
+  | 'free_deliveries_exhausted'
   | 'service_busy'
   | 'storage_failed'
   | 'insufficient_credits'

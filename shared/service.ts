@@ -1,14 +1,11 @@
 import type { Sql } from 'postgres'
 import { createPostgresBilling } from './billing/store.ts'
-import { createGeminiTrainScorer, createVertexTrainScorer } from './bridal/gemini-scorer.ts'
 import { TRAIN_GUIDANCE } from './bridal/local-pretreatment.ts'
-import type { BridalSteps, TrainGuidance, TrainScorer } from './bridal/ports.ts'
-import { watchedScorer } from './bridal/watched-scorer.ts'
+import type { BridalSteps, TrainGuidance } from './bridal/ports.ts'
 import type { Settings } from './config.ts'
 import type { Deps } from './deps.ts'
 import { jsonLogger, type Logger } from './log.ts'
 import { inThreadLocalSteps, type LocalSteps } from './engine/local/steps.ts'
-import { serviceAccountTokens, staticAccessToken } from './engine/providers/google-auth.ts'
 import { createLiveEngine, providerRuntime } from './engine/providers/index.ts'
 import { vertexModelKind } from './engine/providers/settings.ts'
 import { createImageFetcher } from './images/fetch.ts'
@@ -18,6 +15,7 @@ import { randomIds } from './tryon/ids.ts'
 import { gatedBridalSteps, gatedEngine } from './tryon/engines.ts'
 import { createWorkGate, type WorkGate } from './tryon/work-gate.ts'
 import { createApp } from './app.ts'
+import { trainScorerOf } from './quality/judge.ts'
 import { createLiveQualityJudge } from './quality/live-judge.ts'
 
 /** A refused try-on is worth retrying once the try-ons ahead of it are done: about a second or two each. */
@@ -37,37 +35,6 @@ export interface Platform {
   log?: Logger
   /** Where the local engine and bridal steps run; in the request's thread when not given. */
   localSteps?: LocalSteps
-}
-
-/**
- * The judge TRYON_TRAIN_SCORER names (auto already resolved by the settings), its model watched against the
- * lifecycle table; undefined for the local scorer.
- */
-function liveTrainScorer(providers: Settings['providers'], runtime: ReturnType<typeof providerRuntime>): TrainScorer | undefined {
-  if (providers.trainScorer === 'gemini' && providers.gemini) {
-    const model = providers.gemini.scorerModel
-    return watchedScorer(
-      createGeminiTrainScorer({ ...providers.gemini, model }, runtime),
-      { setting: 'GEMINI_SCORER_MODEL', platform: 'gemini-api', model },
-      runtime,
-    )
-  }
-  if (providers.trainScorer === 'vertex' && providers.vertex) {
-    const vertex = providers.vertex
-    const tokens = vertex.serviceAccount
-      ? serviceAccountTokens(vertex.serviceAccount, runtime)
-      : staticAccessToken(vertex.accessToken ?? '')
-    const model = vertex.scorerModel
-    return watchedScorer(
-      createVertexTrainScorer(
-        { project: vertex.project, location: vertex.geminiLocation, model, baseUrl: vertex.baseUrl, tokens },
-        runtime,
-      ),
-      { setting: 'VERTEX_SCORER_MODEL', platform: 'vertex-ai', model },
-      runtime,
-    )
-  }
-  return undefined
 }
 
 /** What the first engine does with a train: Vertex AI running a Gemini image model takes it in words, as Gemini does. */
@@ -115,7 +82,10 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   }
   // What the pre-treatment supplies depends on the engine that will run first (README "Wedding-dress mode, per engine").
   const liveLocal = gatedBridalSteps(localSteps.bridal(trainGuidanceOf(providers)), localWork)
-  const liveBridal: BridalSteps = { pretreatment: liveLocal.pretreatment, scorer: liveTrainScorer(providers, runtime) ?? liveLocal.scorer }
+  // The judge TRYON_TRAIN_SCORER names scores the train from the answers of the one call that also checks the result
+  // (issue 26): a judged wedding dress costs one call, not two. Without one the local scorer scores the train.
+  const judge = createLiveQualityJudge(providers, runtime)
+  const liveBridal: BridalSteps = { pretreatment: liveLocal.pretreatment, scorer: judge ? trainScorerOf(judge) : liveLocal.scorer }
   return {
     billing: createPostgresBilling(platform.sql, { timeoutMs: settings.service.databaseTimeoutMs }),
     store: platform.store,
@@ -123,7 +93,7 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
     // always the local ones.
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
-    judge: createLiveQualityJudge(providers, runtime),
+    judge,
     // Not through the work gate: it runs after the generation gave its slot back, a request already let in must not be
     // refused or queued behind new generations for it, and worker threads are taken in turn (docs/decisions.md).
     measure: (job) => localSteps.measure(job),

@@ -172,8 +172,11 @@ export function errorMessage(language, status, errorCode = '', error = '', brida
   const says = /** @type {Record<string, string>} */ (t.says)
   // The shop's product image was refused: another photo of the shopper would not help.
   const product = status < 500 && /\bproductImage\b/.test(error)
-  const key = product ? 'product' : ([errorCode, status].find((k) => Object.hasOwn(says, k)) ?? (status >= 500 ? 500 : 400))
-  return withHint(language, says[key], errorCode, bridal)
+  // Past the day's free results a standard try-on's result that failed its check is not delivered: to the shopper that
+  // is the same photo we could not dress well, with what to photograph.
+  const code = errorCode === 'free_deliveries_exhausted' && !bridal ? 'quality_failed' : errorCode
+  const key = product ? 'product' : ([code, status].find((k) => Object.hasOwn(says, k)) ?? (status >= 500 ? 500 : 400))
+  return withHint(language, says[key], code, bridal)
 }
 
 /** @param {'en' | 'fr'} language @param {string} words @param {string | undefined} code @param {boolean} bridal */

@@ -87,6 +87,12 @@ export interface Settlement {
   shortId: string | null
 }
 
+export interface FreeDelivery {
+  held: boolean
+  /** Seconds to the end of the UTC day, when the day's free deliveries come back. */
+  retryAfterSeconds: number
+}
+
 /** The database port: every credit movement happens inside one of these calls. */
 export interface BillingStore {
   /** `now` is the service's clock: a rotated key expires by it. */
@@ -94,6 +100,12 @@ export interface BillingStore {
   begin(request: BeginTryOn): Promise<BeginResult>
   settle(request: SettleTryOn): Promise<Settlement>
   sweep(olderThanSeconds: number): Promise<number>
+  /**
+   * Whether a running try-on may be delivered for nothing (a result that failed its check): its key has no limit on
+   * free deliveries, or the try-on holds its free-delivery slots; with when the day's come back by `now`, the service's
+   * clock (begin's).
+   */
+  freeDelivery(tryOnId: string, now?: Date): Promise<FreeDelivery>
   /** The stored path of the result a share link names, or null when it is unknown, not delivered or deleted. */
   sharedResult(shortId: string): Promise<string | null>
 }
@@ -299,6 +311,15 @@ export function createPostgresBilling(sql: Sql, options: { timeoutMs?: number } 
         select tryon.sweep_reservations(make_interval(secs => ${olderThanSeconds})) as refunded`,
       )
       return row.refunded
+    },
+
+    async freeDelivery(tryOnId, now) {
+      const [row] = await bounded(
+        timeoutMs,
+        sql<{ held: boolean; retry_after: number }[]>`
+        select held, retry_after from tryon.free_delivery_held(${tryOnId}, ${now ?? null})`,
+      )
+      return { held: row.held, retryAfterSeconds: row.retry_after }
     },
 
     async sharedResult(shortId) {

@@ -61,10 +61,12 @@ export async function generateWithTrain<Image extends ResultImage>(
       tryOnId: options.tryOnId,
       reason: prepared.reason,
     })
-    // A garment that is no gown is tried on as what it is: the caller's hint, else what the pre-treatment read
-    // it as, else the engine's own reading.
+    // A garment that is no gown is tried on as what it is: the caller's hint ("Top", "Jacket") whatever the
+    // pre-treatment could read, else what the pre-treatment read it as, else the engine's own reading. With neither a
+    // hint nor a reading (a gown the pre-treatment could not read) it stays a dress.
+    const named = garmentCategoryOf(request.clothingType, 'standard')
     const read = prepared.category === 'unknown' ? undefined : prepared.category
-    const asWhatItIs = prepared.category ? { ...request, category: garmentCategoryOf(request.clothingType, 'standard') ?? read } : request
+    const asWhatItIs = named || prepared.category ? { ...request, category: named ?? read } : request
     const image = generatedImageOf(await engine.generate(asWhatItIs))
     return { image, bridal: { applied: false, trainScore: null, reason: 'train_pretreatment_unavailable' } }
   }

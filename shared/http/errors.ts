@@ -108,8 +108,9 @@ export const errorCatalogue = {
   free_deliveries_exhausted: {
     status: 429,
     when:
-      'A wedding-dress request when the key has had its refunded (free) wedding-dress results for the day, in total or from this ' +
-      'client address (browser keys: 20 and 5 by default); answered before anything is generated.',
+      'The key has had its free results for the day (refunded wedding dresses and results that failed their check), in total or ' +
+      'from this client address (browser keys: 20 and 5 by default): a wedding-dress request is answered before anything is ' +
+      'generated; a result that fails its check is then not delivered.',
     message:
       'This key has had as many refunded wedding-dress results today as it may; wedding-dress try-ons resume after the number of ' +
       'seconds in Retry-After. Nothing was charged.',

@@ -135,9 +135,10 @@ const NOT_SERVED_PAUSE_MS = 600_000
  * A quality judge whose model is watched against the lifecycle table (model-watch.ts), behind a breaker. The billing
  * rule stays "could not judge: billed as usual", so it must never hold quietly: a judge whose model is past its
  * shutdown day is never called, one answered 404 NOT_FOUND is left alone for ten minutes, and each result billed
- * unchecked for that reason logs an error naming the setting and what to set instead (as watchedScorer does for the
- * train judge). After `failures` consecutive outages the judge is skipped for `openMs` (then one request probes it):
- * a judge that is down costs each try-on nothing, instead of its timeouts and retries.
+ * unchecked for that reason logs an error naming the setting and what to set instead (the train score of a wedding
+ * dress, served from the same call, is unavailable with it). After `failures` consecutive outages the judge is
+ * skipped for `openMs` (then one request probes it): a judge that is down costs each try-on nothing, instead of its
+ * timeouts and retries.
  */
 export function watchedJudge(
   judge: QualityJudge,
@@ -155,7 +156,9 @@ export function watchedJudge(
   const unserved = (notice: string, weddingDress: boolean) => {
     options.log({
       level: 'error',
-      msg: 'quality judge not called: its model is not served; this try-on is billed without a quality check',
+      msg: weddingDress
+        ? 'quality judge not called: its model is not served; this wedding dress is billed without a quality check or a train score'
+        : 'quality judge not called: its model is not served; this try-on is billed without a quality check',
       setting: configured.setting,
       model: configured.model,
       notice,

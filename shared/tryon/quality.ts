@@ -1,5 +1,6 @@
 import type { KeyMode } from '../auth/api-key.ts'
 import type { QualityCheckLevel, QualityRecord } from '../billing/store.ts'
+import { garmentCategoryOf } from '../engine/category.ts'
 import type { GarmentCategory, GeneratedImage, TryOnRequest } from '../engine/types.ts'
 import type { Logger } from '../log.ts'
 import type { QualityJudge } from '../quality/judge.ts'
@@ -58,7 +59,11 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
       shopper: request.person,
       product: request.garment,
       result: image,
-      category: qualityCategoryOf(request.category, request.clothingType),
+      // A wedding dress generated without a train was tried on as what the caller named it (shared/bridal/pipeline.ts).
+      category: qualityCategoryOf(
+        job.weddingDress ? request.category : (garmentCategoryOf(request.clothingType, 'standard') ?? request.category),
+        request.clothingType,
+      ),
       productKind: job.weddingDress ? 'gown' : productKindOf(request.clothingType),
       weddingDress: job.weddingDress,
       decodeBudget: request.decodeBudget,

@@ -20,7 +20,7 @@ import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 /** What a try-on uses of the service's dependencies, and no more. */
 export interface TryOnDeps
   extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log' | 'judge' | 'measure'> {
-  billing: Pick<BillingStore, 'settle'>
+  billing: Pick<BillingStore, 'settle' | 'freeDelivery'>
   config: Pick<
     ServiceConfig,
     'generationTimeoutMs' | 'maxDecodedPixelsPerRequest' | 'imageLimits' | 'trainThreshold' | 'storeTimeoutMs' | 'settlementRetry'
@@ -103,6 +103,7 @@ export async function runTryOn(deps: TryOnDeps, job: TryOnJob): Promise<TryOnSuc
         : generateStandard(deps, job, forcedEngine, request),
     )
     const generation = await timed('check', () => checked(deps, job, request, generated, context))
+    if (generation.outcome === 'quality_failed') await timed('limits', () => freeDeliveryHeld(deps, job))
 
     const path = resultPath(job.tryOnId, generation.image.contentType, deps.clock())
     const resultUrl = await timed('store', () => storeResult(deps, path, generation.image, context))
@@ -231,53 +232,63 @@ async function checked(
 ): Promise<Generation> {
   const level = qualityLevelOf(job.qualityCheck, job.keyMode, deps.judge, job.input.scenario)
   if (level === 'off') return generation
-  const image = await wholeImage(generation.image)
-  const quality = await checkQuality({
-    level,
-    request,
-    image,
-    // Measured as a floor-length gown with a train only when one was prepared: a short dress or a top sent as a
-    // wedding dress is generated without one, and is measured as what it is.
-    weddingDress: job.input.productKind === 'wedding-dress' && generation.bridal?.reason !== 'train_pretreatment_unavailable',
-    scenario: job.input.scenario,
-    judge: job.keyMode === 'live' ? deps.judge : undefined,
-    measure: deps.measure,
-    signal: request.signal,
-    log: deps.log,
-    context,
-  })
-  const failed = quality?.passed === false
-  const first: Generation = { ...generation, image, quality, outcome: failed ? 'quality_failed' : generation.outcome }
-  if (!failed || job.input.productKind === 'wedding-dress' || job.input.scenario === 'quality_failed') return first
-  // Failed, with another engine after the one that made it and time left: generated once more there, checked again.
-  const engines = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
-  const next = engines.after?.(image.engine ?? engines.name)
-  const left = request.remainingMs?.() ?? 0
-  if (!next || !request.signal || left < REGENERATION_MIN_MS) return first
-  deps.log({ level: 'info', msg: 'result failed its check; generating again on the next engine', ...context, next: next.name, left })
-  try {
-    const outcome = await engineForRequest(next, undefined, request.signal).generate(request)
-    if (outcome.kind !== 'generated') return first
-    const again = await wholeImage(outcome.image)
-    const regenerated = { ...again, engine: again.engine ?? next.name }
-    const checkedAgain = await checkQuality({
+  const check = async (made: Generation): Promise<Generation> => {
+    const image = await wholeImage(made.image)
+    const quality = await checkQuality({
       level,
       request,
-      image: regenerated,
-      weddingDress: false,
+      image,
+      // Measured as a floor-length gown with a train only when one was prepared: a short dress or a top sent as a
+      // wedding dress is generated without one, and is measured as what it is.
+      weddingDress: job.input.productKind === 'wedding-dress' && made.bridal?.reason !== 'train_pretreatment_unavailable',
+      scenario: job.input.scenario,
       judge: job.keyMode === 'live' ? deps.judge : undefined,
       measure: deps.measure,
       signal: request.signal,
       log: deps.log,
       context,
     })
-    const passed = checkedAgain?.passed !== false
-    return { ...generation, image: regenerated, quality: checkedAgain, outcome: passed ? generation.outcome : 'quality_failed' }
+    return { ...made, image, quality, outcome: quality?.passed === false ? 'quality_failed' : made.outcome }
+  }
+  const first = await check(generation)
+  if (first.outcome !== 'quality_failed' || job.input.scenario === 'quality_failed') return first
+  // Failed, with another engine after the one that made it and time left: generated once more there (a wedding dress
+  // through its whole pipeline, its train scored again), checked again.
+  const engines = job.keyMode === 'test' ? deps.engines.test : deps.engines.live
+  const next = engines.after?.(first.image.engine ?? engines.name)
+  const left = request.remainingMs?.() ?? 0
+  if (!next || !request.signal || left < REGENERATION_MIN_MS) return first
+  deps.log({ level: 'info', msg: 'result failed its check; generating again on the next engine', ...context, next: next.name, left })
+  try {
+    const engine = engineForRequest(next, undefined, request.signal)
+    const again = await (job.input.productKind === 'wedding-dress'
+      ? generateWedding(deps, job, engine, request)
+      : generateStandard(deps, job, engine, request))
+    const made = await wholeImage(again.image)
+    return await check({ ...again, image: { ...made, engine: made.engine ?? next.name } })
   } catch (error) {
     // The second try is a bonus: whatever stops it, the first result is delivered as it was checked.
     deps.log({ level: 'warn', msg: 'generating again after a failed check did not finish', ...context, error: String(error) })
     return first
   }
+}
+
+/**
+ * A result that failed its check is delivered free only within the key's free deliveries of the day (docs/billing.md,
+ * "Checked results"): past them it is not delivered, so that results made to fail (a product photo that misleads the
+ * check, a prompt injected into the judge) cannot be had for nothing without end. Answered 429
+ * free_deliveries_exhausted and refunded, as a wedding dress past them is refused.
+ */
+async function freeDeliveryHeld(deps: TryOnDeps, job: TryOnJob): Promise<void> {
+  const free = await deps.billing.freeDelivery(job.tryOnId, deps.clock())
+  if (free.held) return
+  throw new TryOnFailure(
+    'free_deliveries_exhausted',
+    'This result did not pass its quality check, and this key has had as many free results today as it may, so it is not ' +
+      'delivered. Nothing was charged; try another photo (full length, facing the camera, plain background), or retry ' +
+      'after the number of seconds in Retry-After.',
+    { tellsCaller: true, retryAfterSeconds: free.retryAfterSeconds },
+  )
 }
 
 /**

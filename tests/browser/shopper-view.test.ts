@@ -136,11 +136,12 @@ describe('what a shopper sees, in Chromium', () => {
     // A string, so that vitest leaves this import() alone: it runs in the page, on the module it already loaded.
     const words: Record<
       'en' | 'fr',
-      { errors: string[]; productRefused: string; quality: unknown; qualityAbsent: unknown; noTrain: unknown }
+      { errors: string[]; productRefused: string; bridalPastFree: string; quality: unknown; qualityAbsent: unknown; noTrain: unknown }
     > =
       await page.evaluate(`import(${JSON.stringify(script)}).then((widget) => Object.fromEntries(['en', 'fr'].map((language) => [language, {
         errors: ${JSON.stringify(catalogue)}.map(([code, status, message]) => widget.errorMessage(language, status, code, message)),
         productRefused: widget.errorMessage(language, 400, 'image_too_large', 'productImage: image is larger than 10 MB'),
+        bridalPastFree: widget.errorMessage(language, 429, 'free_deliveries_exhausted', '', true),
         quality: widget.resultMessage(language, { ...${JSON.stringify(success)}, quality: ${JSON.stringify(quality)} }),
         qualityAbsent: widget.resultMessage(language, ${JSON.stringify(success)}),
         noTrain: widget.resultMessage(language, { ...${JSON.stringify(success)}, bridal: ${JSON.stringify(noTrain)} }, true),
@@ -160,6 +161,10 @@ describe('what a shopper sees, in Chromium', () => {
     // The catalogue's example of it names the shopper's photo; the shop's product image is not the shopper's to mend.
     expect(words.en.productRefused).toBe('This product cannot be tried on right now.')
     expect(words.fr.productRefused).toBe('Ce produit ne peut pas être essayé pour le moment.')
+    // Past the day's free results a result that failed its check is not delivered: the shopper is told as of one delivered.
+    expect(words.en.errors[at('free_deliveries_exhausted')]).toBe(`We could not dress this photo well. ${EN_HINT}`)
+    expect(words.fr.errors[at('free_deliveries_exhausted')]).toBe(`Nous n’avons pas pu bien habiller cette photo. ${FR_HINT}`)
+    expect(words.en.bridalPastFree).toBe('Wedding-dress try-on is unavailable for now. Please come back later.')
     expect(words.en.quality).toEqual({ text: `We could not dress this photo well. ${EN_HINT}`, image: false })
     expect(words.fr.quality).toEqual({ text: `Nous n’avons pas pu bien habiller cette photo. ${FR_HINT}`, image: false })
     expect(words.en.qualityAbsent).toEqual({ text: 'Your try-on is ready.', image: true })

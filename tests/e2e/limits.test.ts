@@ -154,6 +154,35 @@ describe.each<DatabaseKind>(['postgres', 'pglite'])('abuse limits over HTTP on %
     MANY_TRY_ONS_MS,
   )
 
+  it('past the day’s free results a result that failed its check is not delivered: 429 free_deliveries_exhausted, refunded, nothing kept', async () => {
+    now = T0
+    const key = await t.createKey({ credits: 10, origins: [SHOP] })
+    const failed = []
+    for (let i = 0; i < 6; i++) failed.push(await post(key, standard, { from: '127.0.0.21', scenario: 'quality_failed' }))
+    expect(statuses(failed)).toEqual({ '200': 5, '429 free_deliveries_exhausted': 1 })
+    for (const r of failed.slice(0, 5)) expect(r.body).toMatchObject({ creditsCharged: 0, shortId: null, quality: { passed: false } })
+    const refused = failed[5]
+    expectErrorBody(refused, 429, 'free_deliveries_exhausted', /did not pass its quality check/)
+    expect(refused.headers.get('retry-after')).toBe(String(SECONDS_TO_DAY_END))
+    const rows = await t.stack.sql`
+      select status, credits_charged, result_path from tryon.tryons
+       where api_key_id = ${key.keyId} and outcome = 'free_deliveries_exhausted'`
+    expect(rows).toEqual([{ status: 'failed', credits_charged: 0, result_path: null }])
+    const [delivered] = await t.stack.sql`
+      select count(*)::int as n from tryon.tryons where api_key_id = ${key.keyId} and status = 'succeeded'`
+    expect(delivered.n).toBe(5)
+
+    // A result that passes its check is delivered and charged as ever; another address has free results of its own.
+    expect((await post(key, standard, { from: '127.0.0.21' })).body).toMatchObject({ creditsCharged: 1, quality: { passed: true } })
+    expect((await post(key, standard, { from: '127.0.0.22', scenario: 'quality_failed' })).body).toMatchObject({ creditsCharged: 0 })
+    expect(await t.ledger(key)).toEqual({ balance: 9, reserved: 0, ledgerBalance: 9, ledgerReserved: 0, heldByTryOns: 0 })
+
+    // A key with no limit on free results (a server key) delivers every failed result.
+    const server = await t.createKey({ credits: 1 })
+    for (let i = 0; i < 7; i++)
+      expect((await post(server, standard, { from: '127.0.0.23', origin: null, scenario: 'quality_failed' })).status).toBe(200)
+  })
+
   it('stops a key at its daily credit cap with 429 daily_cap_reached, whatever the addresses, and opens again the next UTC day', async () => {
     now = T0
     const key = await t.createKey({ credits: 50 })

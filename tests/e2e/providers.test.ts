@@ -335,7 +335,7 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
   beforeAll(async () => {
     fake = await startFakeServer((f) => {
       f.script('POST', geminiPath(IMAGE_MODEL), gemini.image(providerResult))
-      f.script('POST', geminiPath(JUDGE_MODEL), gemini.judged({ trainLength: 'medium' }))
+      f.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({ trainLength: 'medium' }, { weddingDress: true }))
     })
     t = await startTestStack({
       env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url },
@@ -370,10 +370,13 @@ describe('Gemini engine and train judge through the endpoint (TRYON_ENGINE=gemin
       /full train spread out on the floor .* reaching about \d+% of the person's height beyond the feet and about [\d.]+ times as wide as the hem/,
     )
     expect(prompt).toContain('write it in French')
+    // One call: the quality judge's, with the train questions beside the general ones (the key's level is off, so its
+    // general answers go unused).
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(1)
     const judged = fake.requestsTo(geminiPath(JUDGE_MODEL))[0].json
     expect(judged.generationConfig).toMatchObject({
       responseMimeType: 'application/json',
-      responseSchema: { required: expect.arrayContaining(['gownOnBody', 'trainOnFloor']) },
+      responseSchema: { required: expect.arrayContaining(['gownOnBody', 'trainOnFloor', 'garmentOnBody']) },
     })
     // The judge sees the photo the engine was given (padded with floor room), the gown and the result.
     expect(judged.contents[0].parts[1].inline_data.data).toBe(generation.json.contents[0].parts[1].inline_data.data)
@@ -563,7 +566,7 @@ describe('Gemini on Vertex AI (VERTEX_MODEL=gemini-3.1-flash-image) with a judge
     expect(t.logs).toContainEqual(
       expect.objectContaining({
         level: 'error',
-        msg: 'train judge not called: its model is not served; this wedding dress is billed without a train score',
+        msg: 'quality judge not called: its model is not served; this wedding dress is billed without a quality check or a train score',
         setting: 'VERTEX_SCORER_MODEL',
         model: 'gemini-2.5-flash',
         notice: expect.stringContaining('set VERTEX_SCORER_MODEL=gemini-3.5-flash'),

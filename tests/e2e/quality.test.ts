@@ -250,6 +250,76 @@ describe('checked results with the Gemini engine and judge (live keys at the def
   })
 })
 
+describe('a live wedding dress judged once: the train score and the check from one call (TRYON_ENGINE=gemini)', () => {
+  let t: TestStack
+  let fake: FakeServer
+  const x = helpers(() => t)
+  /** The local engine's wedding dress for the same photos: a gown with its train, which the measurements pass. */
+  let gown: Uint8Array
+  beforeAll(async () => {
+    fake = await startFakeServer()
+    t = await startTestStack({
+      env: { TRYON_ENGINE: 'gemini', TRYON_TRAIN_SCORER: 'gemini', GEMINI_API_KEY: 'AIza-live', GEMINI_BASE_URL: fake.url },
+    })
+    const probe = await t.createKey({ credits: 2 })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: probe.apiKey, body: wedding })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ bridal: { reason: 'train_rendered' }, quality: { checked: true, passed: true } })
+    gown = await x.stored(res)
+  })
+  afterAll(async () => {
+    await t?.close()
+    await fake?.close()
+  })
+  beforeEach(() => fake.reset())
+  const judgeCalls = () => fake.requestsTo(geminiPath(JUDGE_MODEL))
+
+  it('the default level (judge): one call answers the train and the general questions; train rendered, checked, 2 credits', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(gown))
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({ trainLength: 'long' }, { weddingDress: true }))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({
+      creditsCharged: 2,
+      bridal: { applied: true, trainScore: 0.95, reason: 'train_rendered' },
+      quality: { checked: true, passed: true, issues: [] },
+    })
+    expect(judgeCalls()).toHaveLength(1)
+    const required = judgeCalls()[0].json.generationConfig.responseSchema.required
+    expect(required).toEqual(expect.arrayContaining(['garmentOnBody', 'colourKept', 'gownOnBody', 'trainOnFloor', 'trainLength']))
+    await x.expectBalanced(key, 0)
+  })
+
+  it('the same call failing the result (artifacts): delivered free with its train score, still one call', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(gown))
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({ grossArtifacts: true }, { weddingDress: true }))
+    const key = await t.createKey({ credits: 2, mode: 'live' })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({
+      creditsCharged: 0,
+      shortId: null,
+      bridal: { applied: true, trainScore: 0.95 },
+      quality: { checked: true, passed: false, issues: ['artifacts'] },
+    })
+    expect(judgeCalls()).toHaveLength(1)
+    await x.expectBalanced(key, 2)
+  })
+
+  it('a key at level off still has its train judged, in one call whose general answers go unused', async () => {
+    fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(gown))
+    fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({ trainLength: 'medium', colourKept: false }, { weddingDress: true }))
+    const key = await t.createKey({ credits: 2, mode: 'live', quality: 'off' })
+    const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ creditsCharged: 2, bridal: { applied: true, trainScore: 0.8, reason: 'train_rendered' } })
+    expect(res.body).not.toHaveProperty('quality')
+    expect(judgeCalls()).toHaveLength(1)
+    await x.expectBalanced(key, 0)
+  })
+})
+
 describe('a failed result generated again on the next engine of the chain (TRYON_ENGINE=gemini,local)', () => {
   let t: TestStack
   let fake: FakeServer
@@ -283,7 +353,7 @@ describe('a failed result generated again on the next engine of the chain (TRYON
     await x.expectBalanced(key, 0)
   })
 
-  it('a wedding dress is not generated again: the failed result is delivered free', async () => {
+  it('a wedding dress is generated again too, through its whole pipeline: its train scored again, checked, charged 2', async () => {
     fake.reset()
     fake.script('POST', geminiPath(IMAGE_MODEL), gemini.image(makeShopperPhoto({ width: 400, height: 600, format: 'jpeg' }).bytes))
     fake.script('POST', geminiPath(JUDGE_MODEL), gemini.qualityJudged({}, { weddingDress: true }))
@@ -291,8 +361,18 @@ describe('a failed result generated again on the next engine of the chain (TRYON
     await x.setLevel(key, 'measured')
     const res = await postTryOn(t.stack.functionUrl, { apiKey: key.apiKey, body: wedding })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toMatchObject({ creditsCharged: 0, shortId: null, quality: { checked: true, passed: false } })
+    expect(res.body).toMatchObject({
+      creditsCharged: 2,
+      bridal: { applied: true, reason: 'train_rendered' },
+      quality: { checked: true, passed: true, issues: [] },
+    })
+    expect(res.body.shortId).toMatch(/^[0-9A-Za-z]{10}$/)
     expect(fake.requestsTo(geminiPath(IMAGE_MODEL))).toHaveLength(1)
-    await x.expectBalanced(key, 2)
+    // The train of each result is judged: Gemini's (the photo unchanged) and the local engine's.
+    expect(fake.requestsTo(geminiPath(JUDGE_MODEL))).toHaveLength(2)
+    expect(await x.row(res.body.tryOnId)).toMatchObject({ outcome: 'train_rendered', credits_charged: 2, quality_passed: true })
+    const [row] = await t.stack.sql<{ engine: string }[]>`select engine from tryon.tryons where id = ${res.body.tryOnId}`
+    expect(row.engine).toBe('local')
+    await x.expectBalanced(key, 0)
   })
 })

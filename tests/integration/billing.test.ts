@@ -507,6 +507,7 @@ describe.each(kinds)('credit functions on %s', (kind) => {
         'deactivate_api_key',
         'delete_account_tryons',
         'delete_tryon',
+        'free_delivery_held',
         'list_api_keys',
         'pending_result_deletions',
         'rotate_api_key',

@@ -253,6 +253,10 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       expect(verdicts(first)).toEqual({ ok: 6 })
       expect(await slots(first.map((r) => r.tryOnId))).toEqual({ key: 2, client: 2 })
       expect(await counter(key, 'refunded', clientA, day)).toEqual({ used: 0, pending: 2 })
+      // What the service asks once a result fails its check: only the two with slots may be delivered for nothing.
+      const free = await Promise.all(first.map((r) => billing.freeDelivery(r.tryOnId, T0)))
+      expect(free.filter((f) => f.held)).toHaveLength(2)
+      expect(new Set(free.map((f) => f.retryAfterSeconds))).toEqual(new Set([SECONDS_TO_DAY_END]))
       for (const r of first) {
         const free = await billing.settle({ tryOnId: r.tryOnId, outcome: 'quality_failed', resultPath: 'p.jpg' })
         expect(free).toMatchObject({ status: 'succeeded', creditsCharged: 0, shortId: null })
@@ -284,6 +288,14 @@ describe.each(kinds)('abuse limits in begin_tryon on %s', (kind) => {
       })
       const ledger = await ledgerCheck(db.sql, key.accountId)
       expect(ledger).toMatchObject({ balance: 198, reserved: 0, ledgerBalance: 198, ledgerReserved: 0 })
+    })
+
+    it('a key without a limit on free deliveries may deliver every failed result for nothing; an unknown try-on has no answer', async () => {
+      const key = await limitedKey(10, {})
+      const started = await beginMany(key, 3, { kind: 'standard' })
+      for (const r of started)
+        expect(await billing.freeDelivery(r.tryOnId, T0)).toEqual({ held: true, retryAfterSeconds: SECONDS_TO_DAY_END })
+      await expect(billing.freeDelivery(crypto.randomUUID(), T0)).rejects.toThrow()
     })
 
     it('a wedding-dress try-on that is charged or fails gives its free-delivery slot back', async () => {

@@ -102,6 +102,7 @@ export function countingBilling(billing: Deps['billing'], calls: string[]): Deps
     begin: (...args) => (calls.push('begin'), billing.begin(...args)),
     settle: (...args) => (calls.push('settle'), billing.settle(...args)),
     sweep: (...args) => (calls.push('sweep'), billing.sweep(...args)),
+    freeDelivery: (...args) => (calls.push('freeDelivery'), billing.freeDelivery(...args)),
     sharedResult: (...args) => (calls.push('sharedResult'), billing.sharedResult(...args)),
   }
 }

@@ -174,3 +174,15 @@ export function report(f: Figures): string {
   )
   return lines.join('\n')
 }
+
+/**
+ * The goals' figures for standard garments and for wedding dresses apart (the scene's mode, `productType`), beside all
+ * of them: issue 26 asks for each. A figure a kind has no scene for is `none`.
+ */
+export function reportByKind(outcomes: Outcome[]): string {
+  const all = goals(summarise(outcomes))
+  const standard = goals(summarise(outcomes.filter((o) => !o.wedding)))
+  const wedding = goals(summarise(outcomes.filter((o) => o.wedding)))
+  const rows = all.map((g, i) => `| ${g.figure} | ${standard[i].value} | ${wedding[i].value} | ${g.value} | ${g.goal} |`)
+  return ['| figure | standard garments | wedding dresses | all | goal |', '|---|---|---|---|---|', ...rows].join('\n')
+}

@@ -340,6 +340,52 @@ describe('bridal verdict', () => {
     },
   )
 
+  it.each([
+    ['Top', 'top'],
+    ['Denim jacket', 'outerwear'],
+    ['Wide-leg trousers', 'bottom'],
+  ] as const)(
+    'tries a garment named %s on as what the caller named it when the pre-treatment cannot read it',
+    async (clothingType, category) => {
+      const asked: unknown[] = []
+      const watching = {
+        name: 'local',
+        generate: (r: Parameters<typeof engine.generate>[0]) => (asked.push([r.train, r.category]), engine.generate(r)),
+      }
+      const unread: BridalSteps = {
+        ...local,
+        pretreatment: { name: 'unread', prepare: async () => ({ kind: 'unavailable', reason: 'unclear' }) },
+      }
+      const { bridal } = await generateWithTrain(
+        watching,
+        unread,
+        { person, garment: garment('tshirt'), category: 'dress', clothingType },
+        { threshold: 0.5, log: silent, tryOnId: 't' },
+      )
+      expect(bridal.reason).toBe('train_pretreatment_unavailable')
+      expect(asked).toEqual([[undefined, category]])
+    },
+  )
+
+  it('keeps a gown the pre-treatment could not read, and that nobody named, a dress', async () => {
+    const asked: unknown[] = []
+    const watching = {
+      name: 'local',
+      generate: (r: Parameters<typeof engine.generate>[0]) => (asked.push(r.category), engine.generate(r)),
+    }
+    const unread: BridalSteps = {
+      ...local,
+      pretreatment: { name: 'unread', prepare: async () => ({ kind: 'unavailable', reason: 'unclear' }) },
+    }
+    await generateWithTrain(
+      watching,
+      unread,
+      { person, garment: garment('dress'), category: 'dress' },
+      { threshold: 0.5, log: silent, tryOnId: 't' },
+    )
+    expect(asked).toEqual(['dress'])
+  })
+
   it('treats a prepared train of no length as the pre-treatment row', async () => {
     const steps: BridalSteps = {
       ...local,

@@ -1,13 +1,15 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
-  answersOf,
-  createGeminiTrainScorer,
-  createVertexTrainScorer,
+  jsonObjectOf,
   scoreFromAnswers,
+  trainAnswersOf,
   vertexGenerateContentUrl,
   type JudgeAnswers,
 } from '../../../shared/bridal/gemini-scorer.ts'
+import type { ProviderRuntime } from '../../../shared/engine/providers/runtime.ts'
+import { createGeminiQualityJudge, createVertexQualityJudge } from '../../../shared/quality/gemini-judge.ts'
+import { trainScorerOf } from '../../../shared/quality/judge.ts'
 import { parseServiceAccount, serviceAccountTokens, staticAccessToken } from '../../../shared/engine/providers/google-auth.ts'
 import { encodeBase64 } from '../../../shared/images/base64.ts'
 import {
@@ -25,7 +27,28 @@ import { garment, logText, person, providerResult, testRuntime } from './support
 const JUDGE = 'gemini-3.5-flash'
 const path = geminiPath(JUDGE)
 const result = { bytes: providerResult, contentType: 'image/jpeg' as const }
-const QUESTIONS = ['gownOnBody', 'croppedAboveFeet', 'trainOnFloor', 'trainContinuous', 'trainLength', 'samePerson']
+/** The train questions; the train's "same person" is the quality judge's samePerson, samePose and sameBackground. */
+const QUESTIONS = [
+  'gownOnBody',
+  'croppedAboveFeet',
+  'trainOnFloor',
+  'trainContinuous',
+  'trainLength',
+  'samePerson',
+  'samePose',
+  'sameBackground',
+]
+/** The judge's answers to one call for a wedding dress: the general questions and the train's. */
+const judged = (answers: Partial<Record<string, unknown>> = {}) => gemini.qualityJudged(answers, { weddingDress: true })
+
+/**
+ * The train scorer of live keys: served from the quality judge's one call (shared/service.ts createDeps), on the Gemini
+ * API or on Vertex AI.
+ */
+const geminiTrainScorer = (config: { apiKey: string; baseUrl: string; model: string }, runtime: ProviderRuntime) =>
+  trainScorerOf(createGeminiQualityJudge(config, runtime))
+const vertexTrainScorer = (config: Parameters<typeof createVertexQualityJudge>[0], runtime: ProviderRuntime) =>
+  trainScorerOf(createVertexQualityJudge(config, runtime))
 const good: JudgeAnswers = {
   gownOnBody: true,
   croppedAboveFeet: false,
@@ -69,6 +92,10 @@ describe('train score from the judge’s answers', () => {
   })
 
   it('reads answers in a ```json fence, and refuses answers off the schema', () => {
+    const answersOf = (text: string) => {
+      const record = jsonObjectOf(text)
+      return record && trainAnswersOf(record)
+    }
     expect(answersOf(`\`\`\`json\n${JSON.stringify(good)}\n\`\`\``)).toEqual(good)
     expect(answersOf(JSON.stringify({ ...good, gownOnBody: 'yes' }))).toBeUndefined()
     expect(answersOf(JSON.stringify({ ...good, trainLength: 'very long' }))).toBeUndefined()
@@ -76,17 +103,17 @@ describe('train score from the judge’s answers', () => {
   })
 })
 
-describe('Gemini train judge (Gemini API)', () => {
+describe('the train scorer of live keys, from the quality judge (Gemini API)', () => {
   let fake: FakeServer
   beforeAll(async () => {
-    fake = await startFakeServer((f) => f.script('POST', path, gemini.judged({ trainLength: 'medium' })))
+    fake = await startFakeServer((f) => f.script('POST', path, judged({ trainLength: 'medium' })))
   })
   afterAll(() => fake?.close())
   beforeEach(() => fake.reset())
 
   const scorer = (baseUrl = fake.url, model = JUDGE) => {
     const t = testRuntime()
-    return { ...t, scorer: createGeminiTrainScorer({ apiKey: 'AIza-judge', baseUrl, model }, t.runtime) }
+    return { ...t, scorer: geminiTrainScorer({ apiKey: 'AIza-judge', baseUrl, model }, t.runtime) }
   }
 
   it('asks its questions about the photo, the gown and the result with a JSON response schema, and scores the answers', async () => {
@@ -102,11 +129,8 @@ describe('Gemini train judge (Gemini API)', () => {
       encodeBase64(providerResult),
     ])
     const config = request.json.generationConfig
-    expect(config).toMatchObject({
-      temperature: 0,
-      responseMimeType: 'application/json',
-      responseSchema: { type: 'OBJECT', required: QUESTIONS },
-    })
+    expect(config).toMatchObject({ temperature: 0, responseMimeType: 'application/json', responseSchema: { type: 'OBJECT' } })
+    expect(config.responseSchema.required).toEqual(expect.arrayContaining(QUESTIONS))
     expect(config.responseSchema.properties.trainLength).toEqual({ type: 'STRING', enum: ['none', 'short', 'medium', 'long'] })
     expect(config.responseSchema.properties).not.toHaveProperty('trainScore')
     // Gemini 3 thinks at `high` unless told; the judge asks for `low` (ai.google.dev/gemini-api/docs/gemini-3).
@@ -114,7 +138,7 @@ describe('Gemini train judge (Gemini API)', () => {
   })
 
   it('sends no thinking level to a model older than Gemini 3, which would refuse it', async () => {
-    fake.script('POST', geminiPath('gemini-2.0-flash-001'), gemini.judged())
+    fake.script('POST', geminiPath('gemini-2.0-flash-001'), judged())
     await scorer(fake.url, 'gemini-2.0-flash-001').scorer.score({ result, person, garment })
     expect(fake.requestsTo(geminiPath('gemini-2.0-flash-001'))[0].json.generationConfig).not.toHaveProperty('thinkingConfig')
   })
@@ -131,7 +155,7 @@ describe('Gemini train judge (Gemini API)', () => {
   })
 
   it('scores a broken result 0 when the judge says the gown is not on the body', async () => {
-    fake.script('POST', path, gemini.judged({ gownOnBody: false, trainLength: 'long' }))
+    fake.script('POST', path, judged({ gownOnBody: false, trainLength: 'long' }))
     expect(await scorer().scorer.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0 })
   })
 
@@ -150,7 +174,7 @@ describe('Gemini train judge (Gemini API)', () => {
     const { scorer: judge, logs } = scorer()
     const outcome = await judge.score({ result, person, garment })
     expect(outcome.kind).toBe('unavailable')
-    expect(logText(logs)).toContain('gemini train judge unavailable')
+    expect(logText(logs)).toContain('gemini quality judge could not judge')
   })
 
   it('is unavailable when the judge cannot be reached, after one retry', async () => {
@@ -160,13 +184,13 @@ describe('Gemini train judge (Gemini API)', () => {
   })
 })
 
-describe('Gemini train judge on Vertex AI', () => {
+describe('the train scorer of live keys, from the quality judge on Vertex AI', () => {
   let fake: FakeServer
   const judgePath = vertexGenerateContentPath('my-project', 'us-central1')
   beforeAll(async () => {
     fake = await startFakeServer((f) => {
       f.script('POST', '/token', vertex.token('ya29.judge'))
-      f.script('POST', judgePath, gemini.judged({ trainLength: 'short' }))
+      f.script('POST', judgePath, judged({ trainLength: 'short' }))
     })
   })
   afterAll(() => fake?.close())
@@ -176,10 +200,7 @@ describe('Gemini train judge on Vertex AI', () => {
     const account = await makeServiceAccount(`${fake.url}/token`)
     const t = testRuntime()
     const tokens = serviceAccountTokens(parseServiceAccount(account.json), t.runtime)
-    const judge = createVertexTrainScorer(
-      { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens },
-      t.runtime,
-    )
+    const judge = vertexTrainScorer({ project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens }, t.runtime)
     expect(await judge.score({ result, person, garment })).toEqual({ kind: 'scored', score: 0.6 })
     const [exchange] = fake.requestsTo('/token', 'POST')
     const assertion = new URLSearchParams(exchange.text).get('assertion')!
@@ -196,7 +217,8 @@ describe('Gemini train judge on Vertex AI', () => {
       encodeBase64(garment.bytes),
       encodeBase64(providerResult),
     ])
-    expect(request.json.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseSchema: { required: QUESTIONS } })
+    expect(request.json.generationConfig.responseMimeType).toBe('application/json')
+    expect(request.json.generationConfig.responseSchema.required).toEqual(expect.arrayContaining(QUESTIONS))
   })
 
   it('tries once more with a fresh token after a 401, and is unavailable on a refusal', async () => {
@@ -209,10 +231,7 @@ describe('Gemini train judge on Vertex AI', () => {
     const t = testRuntime()
     let invalidated = 0
     const tokens = { ...staticAccessToken('ya29.old'), invalidate: () => void invalidated++ }
-    const judge = createVertexTrainScorer(
-      { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens },
-      t.runtime,
-    )
+    const judge = vertexTrainScorer({ project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens }, t.runtime)
     expect((await judge.score({ result, person, garment })).kind).toBe('unavailable')
     expect(fake.requestsTo(judgePath, 'POST')).toHaveLength(2)
     expect(invalidated).toBe(1)
@@ -221,7 +240,7 @@ describe('Gemini train judge on Vertex AI', () => {
   it('marks Vertex’s 404 NOT_FOUND "Publisher Model … was not found" as a model not served', async () => {
     fake.script('POST', judgePath, vertex.modelNotFound('my-project', 'us-central1', JUDGE))
     const t = testRuntime()
-    const judge = createVertexTrainScorer(
+    const judge = vertexTrainScorer(
       { project: 'my-project', location: 'us-central1', model: JUDGE, baseUrl: fake.url, tokens: staticAccessToken('ya29.x') },
       t.runtime,
     )

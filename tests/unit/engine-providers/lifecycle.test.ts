@@ -1,7 +1,5 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { watchedScorer } from '../../../shared/bridal/watched-scorer.ts'
-import { createGeminiTrainScorer } from '../../../shared/bridal/gemini-scorer.ts'
 import { withCircuitBreaker } from '../../../shared/engine/providers/breaker.ts'
 import { createEngineChain } from '../../../shared/engine/providers/chain.ts'
 import { createGeminiEngine } from '../../../shared/engine/providers/gemini.ts'
@@ -16,6 +14,8 @@ import {
 import { createModelWatch, watchedEngine } from '../../../shared/engine/providers/model-watch.ts'
 import { DEFAULT_MODELS } from '../../../shared/engine/providers/settings.ts'
 import type { EngineOutcome, TryOnEngine } from '../../../shared/engine/types.ts'
+import { createGeminiQualityJudge } from '../../../shared/quality/gemini-judge.ts'
+import { trainScorerOf, watchedJudge } from '../../../shared/quality/judge.ts'
 import { gemini, geminiPath, scriptGeminiModels, startFakeServer, type FakeServer } from '../../support/provider-fakes.ts'
 import { garment, person, providerResult, testRuntime, tryOn } from './support.ts'
 
@@ -237,7 +237,7 @@ describe('watching a configured model', () => {
   })
 })
 
-describe('a train judge whose model is gone', () => {
+describe('a train judge whose model is gone (the quality judge that scores a live wedding dress)', () => {
   let fake: FakeServer
   const result = { bytes: providerResult, contentType: 'image/jpeg' as const }
   beforeAll(async () => {
@@ -246,20 +246,26 @@ describe('a train judge whose model is gone', () => {
   afterAll(() => fake?.close())
   beforeEach(() => {
     fake.reset()
-    scriptGeminiModels(fake, { served: { 'gemini-3.5-flash': gemini.judged() }, gone: ['gemini-2.5-flash', 'gemini-3.6-flash'] })
+    scriptGeminiModels(fake, {
+      served: { 'gemini-3.5-flash': gemini.qualityJudged({}, { weddingDress: true }) },
+      gone: ['gemini-2.5-flash', 'gemini-3.6-flash'],
+    })
   })
 
   const judge = (model: string) => {
     const t = testRuntime()
-    const scorer = watchedScorer(
-      createGeminiTrainScorer({ apiKey: 'AIza', baseUrl: fake.url, model }, t.runtime),
-      { setting: 'GEMINI_SCORER_MODEL', platform: 'gemini-api', model },
-      t.runtime,
+    // As shared/service.ts builds it: the train scored from the answers of the watched quality judge.
+    const scorer = trainScorerOf(
+      watchedJudge(
+        createGeminiQualityJudge({ apiKey: 'AIza', baseUrl: fake.url, model }, t.runtime),
+        { setting: 'GEMINI_SCORER_MODEL', platform: 'gemini-api', model },
+        t.runtime,
+      ),
     )
     return { ...t, scorer }
   }
   const loud = (logs: Record<string, unknown>[]) =>
-    logs.filter((l) => l.level === 'error' && String(l.msg).includes('billed without a train score'))
+    logs.filter((l) => l.level === 'error' && String(l.msg).includes('billed without a quality check or a train score'))
 
   it('is never called past its shutdown day: unavailable (billed as delivered), with an error for every wedding dress', async () => {
     const { scorer, logs } = judge('gemini-2.5-flash')

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
-import { goals, qualityOf, report, summarise, type Outcome } from '../../support/scenes/evaluation.ts'
+import { goals, qualityOf, report, reportByKind, summarise, type Outcome } from '../../support/scenes/evaluation.ts'
 import { contactSheet } from '../../support/scenes/sheet.ts'
 
 const good = { broken: false, issues: [], measures: {} }
@@ -107,6 +107,26 @@ describe('the evaluation figures', () => {
     expect(figures.nonTrainNotApplied).toEqual({ count: 1, of: 2 })
     expect(figures.engineFailures).toEqual({ count: 1, of: 6 })
     expect(report(figures)).toContain('| train gowns applied (full-length photos) | 1/3 = 33.3% | ≥ 90% | no |')
+  })
+
+  it('reports each goal for standard garments and wedding dresses apart, beside all of them', () => {
+    const table = reportByKind([
+      outcome({ seed: 1, creditsCharged: 1, judgement: brokenJudgement }),
+      outcome({ seed: 2 }),
+      outcome({
+        seed: 3,
+        kind: 'train-gown',
+        hasTrain: true,
+        wedding: true,
+        status: 500,
+        errorCode: 'generation_failed',
+        judgement: undefined,
+      }),
+    ])
+    expect(table).toContain('| broken composites charged | 1/2 = 50.0% | none | 1/2 = 50.0% | 0 |')
+    expect(table).toContain(
+      '| engine failures (5xx, person_not_found) on valid full-length photos | 0/2 = 0.0% | 1/1 = 100.0% | 1/3 = 33.3% | ≤ 1% |',
+    )
   })
 
   it('counts 5xx and person_not_found on valid full-length photos as engine failures, not on cropped ones', () => {
