@@ -84,6 +84,7 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
     result: job.image,
     weddingDress: job.weddingDress,
     signal: job.signal,
+    decodeBudget: job.request.decodeBudget,
   })
   // The judge could not judge: billed as usual, as a wedding dress with no train score is (docs/billing.md).
   if (!verdict.checked) return { checked: false, passed: null, score: null, issues: [] }
