@@ -1,13 +1,13 @@
 /**
- * A worker thread of adapters/local-workers.ts: runs the local engine and bridal steps on what the main thread sends,
+ * A worker thread of adapters/local-workers.ts: runs the local engine, bridal steps and measured check on what the main thread sends,
  * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
  * and what the call spent of the budget.
  */
 import { parentPort } from 'node:worker_threads'
 import type { TrainGuidance } from '../shared/bridal/ports.ts'
-import { createDecodeBudget } from '../shared/images/codecs/raster.ts'
+import { createDecodeBudget, type DecodeBudget } from '../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../shared/engine/local/steps.ts'
-import type { LocalCall, LocalReply } from './local-workers.ts'
+import type { HeldCopy, LocalCall, LocalReply } from './local-workers.ts'
 
 const steps = inThreadLocalSteps()
 const bridal = new Map<TrainGuidance, ReturnType<typeof steps.bridal>>()
@@ -22,7 +22,9 @@ parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
   let reply: LocalReply
   try {
     let value: unknown
+    let shopperCopy: HeldCopy | undefined
     if (message.op === 'generate') value = await steps.engine.generate({ ...message.request, ...common })
+    else if (message.op === 'measure') value = await steps.measure({ ...message.request, ...common })
     else {
       const guidance = message.guidance
       if (!bridal.has(guidance)) bridal.set(guidance, steps.bridal(guidance))
@@ -31,9 +33,10 @@ parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
         message.op === 'prepare'
           ? await pretreatment.prepare({ ...message.request, ...common })
           : await scorer.score({ ...message.request, ...common })
+      if (message.op === 'prepare') shopperCopy = heldCopy(budget, message.request.person.bytes)
     }
     const spent = budget && message.budget ? { pixels: message.budget.pixels - budget.remaining, work: budget.workSpent } : undefined
-    reply = { id: message.id, ok: true, value, spent }
+    reply = { id: message.id, ok: true, value, spent, shopperCopy }
   } catch (error) {
     reply = {
       id: message.id,
@@ -46,9 +49,19 @@ parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
   parentPort!.postMessage(reply, transferables(reply))
 })
 
-/** A generated image's bytes go back without a copy. */
+/** The call's decoded copy of `bytes`, its pixels in a buffer of their own so it can be moved. */
+function heldCopy(budget: DecodeBudget | undefined, bytes: Uint8Array): HeldCopy | undefined {
+  const held = budget?.copies?.get(bytes)
+  if (!held || 'error' in held) return undefined
+  const { data } = held.image
+  const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice()
+  return { side: held.side, image: { ...held.image, data: whole } }
+}
+
+/** A generated image's bytes, and a decoded copy handed back, go back without a copy. */
 function transferables(reply: LocalReply): ArrayBuffer[] {
   const value = reply.ok ? (reply.value as { kind?: string; image?: { bytes?: Uint8Array } }) : undefined
   const buffer = value?.kind === 'generated' ? value.image?.bytes?.buffer : undefined
-  return buffer instanceof ArrayBuffer ? [buffer] : []
+  const copy = reply.ok ? reply.shopperCopy?.image.data.buffer : undefined
+  return [buffer, copy].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
 }

@@ -1,11 +1,13 @@
 /**
  * `npx tsx scripts/measure-hostile.ts`: sends hostile requests to a dev stack running in a child process (embedded
  * PGlite, nothing else needed; HOSTILE_POSTGRES=1 uses a fresh database on the tests' Postgres instead, so the
- * database does not share the server's thread) and prints, for each, the answer, the server's CPU time and peak
+ * database does not share the server's thread) and prints, for each, the answer, the server's CPU time (all of it, and
+ * that of its event loop's thread, which every request shares; the worker threads' is the rest) and peak
  * memory above its resident size before the request, and how long an unrelated request sent meanwhile waited.
  * First the corpus of scripts/bench/hostile-corpus.ts (many-scan JPEGs, 40 MP WebPs, the PNG bomb, 40 MP photos),
  * each as a test key's shopper photo; then the header and key cases. HOSTILE_ONLY=regexp runs the cases whose name
- * matches it. Printed numbers, not a test: run it on two checkouts to compare.
+ * matches it; HOSTILE_CPU_PROF=dir writes the server's CPU profiles there (node --cpu-prof: its main thread's and each
+ * worker's, written when the server stops). Printed numbers, not a test: run it on two checkouts to compare.
  */
 import { fork } from 'node:child_process'
 import { get } from 'node:http'
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { encodeBase64 } from '../shared/images/base64.ts'
 import { makeGarmentPhoto, makeShopperPhoto } from '../tests/support/images.ts'
 import { jpegWithFrames, pngWithHeaders, webpCanvasAndFrame } from '../tests/support/hostile-images.ts'
-import { processCpuSeconds } from './bench/cpu.ts'
+import { processCpuSeconds, threadCpuSeconds } from './bench/cpu.ts'
 import { hostileCorpus } from './bench/hostile-corpus.ts'
 import { createTestDatabase } from '../tests/support/database.ts'
 
@@ -73,7 +75,9 @@ async function parent(): Promise<void> {
   const db = process.env.HOSTILE_POSTGRES === '1' ? await createTestDatabase('postgres') : null
   const start = async () => {
     const child = fork(fileURLToPath(import.meta.url), ['child'], {
-      execArgv: process.execArgv,
+      execArgv: process.env.HOSTILE_CPU_PROF
+        ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.HOSTILE_CPU_PROF}`]
+        : process.execArgv,
       env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     })
@@ -171,12 +175,15 @@ async function parent(): Promise<void> {
     { name: '7 playground with Host: evil.example', send: (s) => getWithHost(`${s.url}/`, 'evil.example') },
   ]
 
-  console.log('| request | answer | server CPU ms | peak RSS above start, MB | longest wait of an unrelated request, ms |')
-  console.log('|---|---|--:|--:|--:|')
+  console.log(
+    '| request | answer | server CPU ms | of it on the event loop thread, ms | peak RSS above start, MB | longest wait of an unrelated request, ms |',
+  )
+  console.log('|---|---|--:|--:|--:|--:|')
   for (const c of cases.filter((c) => new RegExp(process.env.HOSTILE_ONLY ?? '').test(c.name))) {
     await writeFile(`/proc/${pid}/clear_refs`, '5')
     const rssBefore = await status(pid, 'VmRSS')
     const cpuBefore = await processCpuSeconds(pid)
+    const loopBefore = await threadCpuSeconds(pid)
     let settled = false
     const pending = c.send(ready).finally(() => (settled = true))
     // Unrelated requests sent one after another while the hostile one is being worked on: the longest any of them
@@ -209,13 +216,14 @@ async function parent(): Promise<void> {
     }
     if (!answered.response || server.exitCode !== null) {
       const exit = server.exitCode === null ? '' : `, the server exited with ${server.exitCode ?? server.signalCode}`
-      console.log(`| ${c.name} | ${answered.text}${exit} | | | ${Math.round(waited)} |`)
+      console.log(`| ${c.name} | ${answered.text}${exit} | | | | ${Math.round(waited)} |`)
       if (server.exitCode !== null || server.signalCode !== null) ({ child: server, ready } = await start())
       pid = server.pid!
       continue
     }
     const { response, text } = answered
     const cpu = (await processCpuSeconds(pid)) - cpuBefore
+    const loop = (await threadCpuSeconds(pid)) - loopBefore
     const peak = (await status(pid, 'VmHWM')) - rssBefore
     const extra =
       c.name.startsWith('4') || c.name.startsWith('6')
@@ -226,7 +234,7 @@ async function parent(): Promise<void> {
       ? `; CSP ${response.headers.has('content-security-policy')}, XFO ${response.headers.get('x-frame-options')}`
       : ''
     console.log(
-      `| ${c.name} | ${response.status} ${text.replaceAll('|', '/')}${extra}${echoed}${headers} | ${Math.round(cpu * 1000)} | ${Math.round(peak)} | ${Math.round(waited)} |`,
+      `| ${c.name} | ${response.status} ${text.replaceAll('|', '/')}${extra}${echoed}${headers} | ${Math.round(cpu * 1000)} | ${Math.round(loop * 1000)} | ${Math.round(peak)} | ${Math.round(waited)} |`,
     )
   }
   const exited = new Promise((resolve) => server.once('exit', resolve))

@@ -1,6 +1,8 @@
 import type { BillingStore } from './billing/store.ts'
 import type { BridalSteps } from './bridal/ports.ts'
 import type { QualityJudge } from './quality/judge.ts'
+import type { QualityMeasurement } from './quality/measure.ts'
+import type { MeasureJob } from './quality/measured-check.ts'
 import type { TryOnEngine } from './engine/types.ts'
 import type { GuardedImageFetcher } from './images/fetch.ts'
 import type { ClientIdentity } from './limits/client-address.ts'
@@ -30,6 +32,8 @@ export interface Deps {
   }
   /** The seeing judge live keys' results are checked by at level `judge`, when one is configured (TRYON_TRAIN_SCORER). */
   judge?: QualityJudge
+  /** The measured check's decoding and measuring (LocalSteps.measure): on a worker thread where the platform has them. */
+  measure: (job: MeasureJob) => Promise<QualityMeasurement>
   fetchImage: GuardedImageFetcher
   /** The caller's address and its HMAC, for the per-client abuse limits. */
   clients: ClientIdentity

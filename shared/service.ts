@@ -94,6 +94,9 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
     engines: { live: createLiveEngine(providers, { local, runtime, budgetMs: settings.service.generationTimeoutMs }), test: local },
     bridal: { live: liveBridal, test: localBridal },
     judge,
+    // Not through the work gate: it runs after the generation gave its slot back, a request already let in must not be
+    // refused or queued behind new generations for it, and worker threads are taken in turn (docs/decisions.md).
+    measure: (job) => localSteps.measure(job),
     fetchImage,
     clients: createClientIdentity({
       source: header === 'socket' ? (platform.socketAddress ?? (() => null)) : headerAddress(header),

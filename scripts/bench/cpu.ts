@@ -5,8 +5,20 @@ const TICKS_PER_SECOND = 100
 
 /** User + system CPU seconds a Linux process has used (/proc/<pid>/stat), 0 once it is gone. */
 export async function processCpuSeconds(pid: number): Promise<number> {
+  return statCpuSeconds(`/proc/${pid}/stat`)
+}
+
+/**
+ * The same for one thread of it (/proc/<pid>/task/<tid>/stat); a process's main thread has its pid as its tid. On
+ * Node that is the event loop's thread: what every request waits on, apart from the worker threads.
+ */
+export async function threadCpuSeconds(pid: number, tid = pid): Promise<number> {
+  return statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)
+}
+
+async function statCpuSeconds(path: string): Promise<number> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const stat = await readFile(path, 'utf8')
     // Fields after the command name, which is in parentheses and may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND

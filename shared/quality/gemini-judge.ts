@@ -141,7 +141,7 @@ function createJudge(
 ): QualityJudge {
   return {
     name,
-    async judge({ shopper, product, result, weddingDress, signal }: JudgeRequest): Promise<JudgeVerdict> {
+    async judge({ shopper, product, result, weddingDress, signal, decodeBudget }: JudgeRequest): Promise<JudgeVerdict> {
       const cannot = (reason: string, detail: Record<string, unknown> = {}, flags: { modelNotServed?: boolean; outage?: boolean } = {}) => {
         runtime.log({ level: 'warn', msg: `${name} quality judge could not judge; the try-on is billed unchecked`, reason, ...detail })
         return unchecked(`${name} judge: ${reason}`, { weddingDress, ...flags })
@@ -150,9 +150,9 @@ function createJudge(
         const generated = asInput(result)
         if (!generated) return cannot('the generated image could not be read')
         const images = [
-          prepareInput(shopper, 'userPhoto', SCORER_INPUT),
-          prepareInput(product, 'productImage', SCORER_INPUT),
-          prepareInput(generated, 'userPhoto', SCORER_INPUT),
+          prepareInput(shopper, 'userPhoto', SCORER_INPUT, decodeBudget),
+          prepareInput(product, 'productImage', SCORER_INPUT, decodeBudget),
+          prepareInput(generated, 'userPhoto', SCORER_INPUT, decodeBudget),
         ]
         const answer = await send(judgeRequestBody(model, weddingDress, images, part), signal)
         if (modelNotFound(answer))

@@ -1,5 +1,6 @@
 import type { ScoreOutcome, TrainScorer } from '../bridal/ports.ts'
 import type { GeneratedImage, InputImage } from '../engine/types.ts'
+import type { DecodeBudget } from '../images/codecs/index.ts'
 import { defaultBreaker, type BreakerPolicy } from '../engine/providers/breaker.ts'
 import type { ConfiguredModel } from '../engine/providers/lifecycle.ts'
 import { createModelWatch } from '../engine/providers/model-watch.ts'
@@ -23,6 +24,8 @@ export interface JudgeRequest {
   /** A wedding dress: the train questions are asked in the same call, and the verdict carries the train score. */
   weddingDress: boolean
   signal?: AbortSignal
+  /** The request's budget: the images' re-encodes are charged to it and start from its decoded copies (prepareInput). */
+  decodeBudget?: DecodeBudget
 }
 
 export type JudgeVerdict =
@@ -120,8 +123,8 @@ export function oneJudgementPerResult(judge: QualityJudge): QualityJudge {
 export function trainScorerOf(judge: QualityJudge): TrainScorer {
   return {
     name: judge.name,
-    async score({ result, person, garment, signal }) {
-      const verdict = await judge.judge({ shopper: person, product: garment, result, weddingDress: true, signal })
+    async score({ result, person, garment, signal, decodeBudget }) {
+      const verdict = await judge.judge({ shopper: person, product: garment, result, weddingDress: true, signal, decodeBudget })
       if (verdict.train) return verdict.train
       return { kind: 'unavailable', reason: verdict.checked ? `${judge.name} judge: no train answers` : verdict.reason }
     },

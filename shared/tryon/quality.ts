@@ -2,11 +2,10 @@ import type { KeyMode } from '../auth/api-key.ts'
 import type { QualityCheckLevel, QualityRecord } from '../billing/store.ts'
 import { garmentCategoryOf } from '../engine/category.ts'
 import type { GarmentCategory, GeneratedImage, TryOnRequest } from '../engine/types.ts'
-import { decodeImage } from '../images/codecs/index.ts'
-import { decodeUpright } from '../images/upright.ts'
 import type { Logger } from '../log.ts'
 import type { QualityJudge } from '../quality/judge.ts'
-import { measureResult, type QualityCategory, type QualityProductKind } from '../quality/measure.ts'
+import type { QualityCategory, QualityMeasurement, QualityProductKind } from '../quality/measure.ts'
+import type { MeasureJob } from '../quality/measured-check.ts'
 import type { Scenario } from './scenarios.ts'
 
 /**
@@ -15,9 +14,6 @@ import type { Scenario } from './scenarios.ts'
  * (shared/quality/judge.ts) on a result the measurements passed. The answer's `quality` object.
  */
 export type QualityAnswer = QualityRecord
-
-/** The long side the shopper and product photos are read at for the measurements (they work on 256 px copies). */
-const MEASURE_SIDE = 512
 
 /**
  * The level a key's results are checked at (docs/billing.md, "Checked results"). A key with no level of its own
@@ -44,6 +40,8 @@ export interface QualityCheckJob {
   weddingDress: boolean
   scenario?: Scenario
   judge?: QualityJudge
+  /** Decodes and measures (Deps.measure): off the request's thread where the platform has worker threads. */
+  measure: (job: MeasureJob) => Promise<QualityMeasurement>
   signal?: AbortSignal
   log: Logger
   context: Record<string, unknown>
@@ -54,14 +52,13 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
   if (job.level === 'off') return undefined
   // A test key's X-Tryon-Scenario: quality_failed forces the failed-check row whatever the result shows.
   if (job.scenario === 'quality_failed') return { checked: true, passed: false, score: 0, issues: ['scenario_forced'] }
-  let measured: ReturnType<typeof measureResult>
+  let measured: QualityMeasurement
   try {
     const { request, image } = job
-    const budget = request.decodeBudget
-    measured = measureResult({
-      shopper: decodeUpright(request.person, { side: MEASURE_SIDE, budget }),
-      product: decodeUpright(request.garment, { side: MEASURE_SIDE, budget }),
-      result: decodeImage(image.bytes, formatOf(image.contentType), budget ? { budget } : {}),
+    measured = await job.measure({
+      shopper: request.person,
+      product: request.garment,
+      result: image,
       // A wedding dress generated without a train was tried on as what the caller named it (shared/bridal/pipeline.ts).
       category: qualityCategoryOf(
         job.weddingDress ? request.category : (garmentCategoryOf(request.clothingType, 'standard') ?? request.category),
@@ -69,6 +66,8 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
       ),
       productKind: job.weddingDress ? 'gown' : productKindOf(request.clothingType),
       weddingDress: job.weddingDress,
+      decodeBudget: request.decodeBudget,
+      signal: job.signal,
     })
   } catch (error) {
     job.log({ level: 'warn', msg: 'quality check could not run', ...job.context, error: String(error) })
@@ -85,6 +84,7 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
     result: job.image,
     weddingDress: job.weddingDress,
     signal: job.signal,
+    decodeBudget: job.request.decodeBudget,
   })
   // The judge could not judge: billed as usual, as a wedding dress with no train score is (docs/billing.md).
   if (!verdict.checked) return { checked: false, passed: null, score: null, issues: [] }
@@ -94,10 +94,6 @@ export async function checkQuality(job: QualityCheckJob): Promise<QualityAnswer 
     score: Math.round(Math.min(measured.score, verdict.score) * 100) / 100,
     issues: [...verdict.issues],
   }
-}
-
-function formatOf(contentType: GeneratedImage['contentType']): 'jpeg' | 'png' | 'webp' {
-  return contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpeg'
 }
 
 const SHOES = /\b(shoes?|sneakers?|trainers?|boots?|heels?|sandals?|loafers?|pumps?|chaussures?|schuhe|zapatos?)\b/

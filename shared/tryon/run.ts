@@ -18,7 +18,8 @@ import { checkQuality, qualityLevelOf, type QualityAnswer } from './quality.ts'
 import { settleResolvingLostReplies, SettlementUnknown } from './settle.ts'
 
 /** What a try-on uses of the service's dependencies, and no more. */
-export interface TryOnDeps extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log' | 'judge'> {
+export interface TryOnDeps
+  extends Pick<Deps, 'store' | 'engines' | 'bridal' | 'fetchImage' | 'ids' | 'clock' | 'log' | 'judge' | 'measure'> {
   billing: Pick<BillingStore, 'settle' | 'freeDelivery'>
   config: Pick<
     ServiceConfig,
@@ -242,6 +243,7 @@ async function checked(
       weddingDress: job.input.productKind === 'wedding-dress' && made.bridal?.reason !== 'train_pretreatment_unavailable',
       scenario: job.input.scenario,
       judge: job.keyMode === 'live' ? deps.judge : undefined,
+      measure: deps.measure,
       signal: request.signal,
       log: deps.log,
       context,

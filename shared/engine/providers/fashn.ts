@@ -80,8 +80,8 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
 
   /** POST /v1/run. The inputs are prepared here, so nothing holds them once the run is submitted. */
   async function submit(request: TryOnRequest): Promise<JsonAnswer> {
-    const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT)
-    const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT)
+    const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT, request.decodeBudget)
+    const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT, request.decodeBudget)
     const model = config.model ?? 'tryon-v1.6'
     return requestJson(runtime, {
       ...runCall(request),

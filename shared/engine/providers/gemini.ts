@@ -34,8 +34,8 @@ export function createGeminiEngine(
 
   /** The generateContent call. The inputs are prepared here, so nothing holds them once it has answered. */
   async function send(request: TryOnRequest): Promise<JsonAnswer> {
-    const person = prepareInput(request.person, 'userPhoto', GEMINI_INPUT)
-    const garment = prepareInput(request.garment, 'productImage', GEMINI_INPUT)
+    const person = prepareInput(request.person, 'userPhoto', GEMINI_INPUT, request.decodeBudget)
+    const garment = prepareInput(request.garment, 'productImage', GEMINI_INPUT, request.decodeBudget)
     return generateContent(runtime, config, {
       provider: NAME,
       model: config.model,

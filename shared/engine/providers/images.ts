@@ -1,5 +1,12 @@
 import { contentTypeOf, type ImageField, type ImageFormat } from '../../images/types.ts'
-import { decodeImageRows, encodeJpegRows, ImageDecodeError, type RowSource } from '../../images/codecs/index.ts'
+import {
+  decodeImageRows,
+  encodeJpegRows,
+  ImageDecodeError,
+  type DecodeBudget,
+  type RgbaImage,
+  type RowSource,
+} from '../../images/codecs/index.ts'
 import { downscaleRowsToFit } from '../../images/resize.ts'
 import { reencodeDecodeSide, uprightRows } from '../../images/upright.ts'
 import { shownAsStored, storedSize } from '../../images/display.ts'
@@ -44,13 +51,25 @@ const JPEG_QUALITY = 92
 export const REENCODE_LONG_SIDE = 2048
 
 /**
+ * The request's decoded copy of a photo is re-encoded instead of decoding it again when its long side is at least this
+ * share of the re-encode's: the floor a turned photo is already decoded at (reencodeDecodeSide), above what the models
+ * render (about 1024 px). A 40 MP baseline JPEG's 1936 px copy does; a 40 MP progressive one's 968 px (read at 1/8 by
+ * the local steps) does not, and is decoded again at the provider's size.
+ */
+const HELD_COPY_SHARE = 0.75
+
+/**
  * The image as the provider accepts it: the original bytes when they already fit the policy and show as stored
  * (upright, sRGB, not CMYK); otherwise decoded, flattened on white (JPEG has no alpha), turned upright and converted
  * to sRGB (shrunk first), shrunk to about REENCODE_LONG_SIDE (less, until it fits) and encoded as JPEG.
  * A JPEG is kept as its decoded planes and converted, shrunk and encoded a strip of rows at a time, so no whole
  * RGBA copy of it is ever made (2325 × 1550 px would be 14 MB, and its resized copy 11 MB more).
+ *
+ * With the request's `budget`, the decode is charged to it, and the request's decoded copy of the image is re-encoded
+ * instead when it is large enough (HELD_COPY_SHARE): a wedding dress's pre-treatment has read the shopper photo at 1/4
+ * of a 40 MP baseline JPEG's size, so that photo is decoded once rather than twice.
  */
-export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy): PreparedImage {
+export function prepareInput(image: InputImage, field: ImageField, policy: InputPolicy, budget?: DecodeBudget): PreparedImage {
   if (sentAsIs(image, policy))
     return { bytes: image.bytes, format: image.format, contentType: contentTypeOf[image.format], reencoded: false }
 
@@ -58,7 +77,11 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
   let pixels: RowSource
   try {
     const minLongSide = reencodeDecodeSide(image, reencodeSide)
-    pixels = decodeImageRows(image.bytes, image.format, { minLongSide, expected: storedSize(image) })
+    const held = budget?.copies?.get(image.bytes)
+    pixels =
+      held && 'image' in held && Math.max(held.image.width, held.image.height) >= Math.round(reencodeSide * HELD_COPY_SHARE)
+        ? copiedRows(held.image)
+        : decodeImageRows(image.bytes, image.format, { minLongSide, expected: storedSize(image), budget })
   } catch (error) {
     if (error instanceof ImageDecodeError) throw new InputPreparationError(field, error.message)
     throw error
@@ -87,6 +110,16 @@ export function sentAsIs(image: InputImage, policy: InputPolicy): boolean {
     image.bytes.byteLength <= policy.maxBytes &&
     Math.max(image.width, image.height) <= policy.maxLongSide
   )
+}
+
+/** The request's copy read a strip at a time, each strip a copy: what follows converts and flattens strips in place. */
+function copiedRows(image: RgbaImage): RowSource {
+  const stride = image.width * 4
+  return {
+    width: image.width,
+    height: image.height,
+    rows: (y, count) => image.data.slice(y * stride, (y + count) * stride),
+  }
 }
 
 /** The image as a data URI in a JSON body, its base64 written only as the body is sent. */

@@ -120,8 +120,8 @@ export function createVertexEngine(
 
   /** The instance to predict on. The inputs are prepared here, so nothing holds them once predict has answered. */
   function predictBody(request: TryOnRequest): unknown {
-    const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT)
-    const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT)
+    const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT, request.decodeBudget)
+    const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT, request.decodeBudget)
     return {
       instances: [
         {
@@ -135,8 +135,8 @@ export function createVertexEngine(
 
   /** The Gemini request. The inputs are prepared here, so nothing holds them once it has answered. */
   function geminiBody(request: TryOnRequest): unknown {
-    const person = prepareInput(request.person, 'userPhoto', VERTEX_GEMINI_INPUT)
-    const garment = prepareInput(request.garment, 'productImage', VERTEX_GEMINI_INPUT)
+    const person = prepareInput(request.person, 'userPhoto', VERTEX_GEMINI_INPUT, request.decodeBudget)
+    const garment = prepareInput(request.garment, 'productImage', VERTEX_GEMINI_INPUT, request.decodeBudget)
     return tryOnBody(request, person, garment, vertexImagePart)
   }
 

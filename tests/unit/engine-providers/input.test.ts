@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { dataUri, InputPreparationError, prepareInput, sentAsIs } from '../../../shared/engine/providers/images.ts'
 import { jsonBody } from '../../../shared/engine/providers/json-body.ts'
 import { fetchOutput, generatedImage } from '../../../shared/engine/providers/output.ts'
-import { decodeImage } from '../../../shared/images/codecs/index.ts'
+import { createLocalPretreatment } from '../../../shared/bridal/local-pretreatment.ts'
+import { createDecodeBudget, decodeImage } from '../../../shared/images/codecs/index.ts'
 import { readImageHeader } from '../../../shared/images/sniff.ts'
-import { asInput, makeFlatImage, makeGarmentPhoto, makeNoiseImage } from '../../support/images.ts'
+import { decodeUpright } from '../../../shared/images/upright.ts'
+import { asInput, makeFlatImage, makeGarmentPhoto, makeNoiseImage, makeShopperPhoto } from '../../support/images.ts'
 import { providerResult, testRuntime } from './support.ts'
 
 describe('input preparation', () => {
@@ -92,3 +94,52 @@ describe('provider output', () => {
     })
   })
 })
+
+describe('a provider re-encode and the request’s decoding budget (issue 24)', () => {
+  const person = asInput(makeShopperPhoto({ width: 1800, height: 2700, format: 'jpeg' }))
+  const gown = asInput(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 600, height: 800, format: 'png' }))
+  // Smaller than the photo, so it is re-encoded; smaller than the pre-treatment's copy, so that copy will do.
+  const policy = { formats: ['jpeg'] as const, maxBytes: 10 * 1024 * 1024, maxLongSide: 1024 }
+
+  it('is charged to the request’s budget when it decodes', () => {
+    const budget = createDecodeBudget(240e6)
+    const prepared = prepareInput(person, 'userPhoto', policy, budget)
+    expect(prepared.reencoded).toBe(true)
+    expect(budget.remaining).toBeLessThan(240e6)
+    expect(budget.workSpent).toBeGreaterThan(0)
+  })
+
+  it('a wedding dress’s shopper photo is decoded once: the re-encode starts from the pre-treatment’s copy', async () => {
+    const budget = createDecodeBudget(240e6)
+    await createLocalPretreatment({ guidance: 'none' }).prepare({ person, garment: gown, decodeBudget: budget })
+    const before = { pixels: budget.remaining, work: budget.workSpent }
+    const prepared = prepareInput(person, 'userPhoto', policy, budget)
+    expect({ pixels: budget.remaining, work: budget.workSpent }).toEqual(before)
+    // Without the copy the photo is decoded (and charged) again, to much the same picture.
+    const alone = createDecodeBudget(240e6)
+    const fresh = decodeImage(prepareInput(person, 'userPhoto', policy, alone).bytes, 'jpeg')
+    expect(alone.remaining).toBeLessThan(240e6)
+    const reused = decodeImage(prepared.bytes, 'jpeg')
+    expect([reused.width, reused.height]).toEqual([fresh.width, fresh.height])
+    expect(meanDifference(reused.data, fresh.data)).toBeLessThan(4)
+  })
+})
+
+describe('a provider re-encode and a copy too small for it', () => {
+  it('decodes the photo again at its own size: a 1/8 copy would send the provider a fraction of the photo', () => {
+    const person = asInput(makeShopperPhoto({ width: 1800, height: 2700, format: 'jpeg' }))
+    const budget = createDecodeBudget(240e6)
+    const small = decodeUpright(person, { side: 256, budget })
+    expect(Math.max(small.width, small.height)).toBeLessThan(768)
+    const before = budget.remaining
+    const prepared = prepareInput(person, 'userPhoto', { formats: ['jpeg'], maxBytes: 10e6, maxLongSide: 1024 }, budget)
+    expect(budget.remaining).toBeLessThan(before)
+    expect(readImageHeader(prepared.bytes)).toMatchObject({ height: 1024 })
+  })
+})
+
+function meanDifference(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i])
+  return sum / a.length
+}

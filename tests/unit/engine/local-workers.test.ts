@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createWorkerLocalSteps } from '../../../adapters/local-workers.ts'
 import { createDecodeBudget } from '../../../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../../../shared/engine/local/steps.ts'
+import { prepareInput } from '../../../shared/engine/providers/images.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
 
 describe('the local engine on worker threads (the Node dev stack)', () => {
@@ -30,6 +31,43 @@ describe('the local engine on worker threads (the Node dev stack)', () => {
     const used = performance.eventLoopUtilization(before)
     expect(outcome.kind).toBe('generated')
     expect(used.utilization).toBeLessThan(0.2)
+  })
+
+  it('measures a result there as in the thread (the quality check), charging its decodes to the request budget', async () => {
+    const made = await inThreadLocalSteps().engine.generate({ person, garment, category: 'dress' })
+    if (made.kind !== 'generated') throw new Error(made.kind)
+    const job = { shopper: person, product: garment, result: made.image, category: 'dress' as const, weddingDress: false }
+    const here = createDecodeBudget(240e6)
+    const there = createDecodeBudget(240e6)
+    const expected = await inThreadLocalSteps().measure({ ...job, decodeBudget: here })
+    const actual = await workers.measure({ ...job, decodeBudget: there })
+    expect(actual).toEqual(expected)
+    expect(actual.measures).not.toEqual({})
+    expect(there.remaining).toBe(here.remaining)
+    expect(there.remaining).toBeLessThan(240e6)
+    expect(there.workSpent).toBe(here.workSpent)
+    // The caller's images are copied, not moved: they are still whole on this side.
+    expect(person.bytes.byteLength).toBeGreaterThan(0)
+    expect(made.image.bytes.byteLength).toBeGreaterThan(0)
+  })
+
+  it("answers a photo it cannot decode with the decoder's error", async () => {
+    const broken = { ...person, bytes: person.bytes.subarray(0, 2000) }
+    const made = { bytes: person.bytes, contentType: 'image/jpeg' as const }
+    const job = { shopper: broken, product: garment, result: made, weddingDress: false }
+    await expect(workers.measure(job)).rejects.toThrow()
+  })
+
+  it('hands the shopper photo a pre-treatment decoded back to the request, so a provider re-encode decodes it no more', async () => {
+    const budget = createDecodeBudget(240e6)
+    const gown = asInput(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 600, height: 800, format: 'png' }))
+    await workers.bridal('none').pretreatment.prepare({ person, garment: gown, decodeBudget: budget })
+    const held = budget.copies?.get(person.bytes)
+    expect(held && 'image' in held && held.image.width * held.image.height).toBeGreaterThan(0)
+    const spent = budget.remaining
+    const prepared = prepareInput(person, 'userPhoto', { formats: ['jpeg'], maxBytes: 10e6, maxLongSide: 1024 }, budget)
+    expect(prepared.reencoded).toBe(true)
+    expect(budget.remaining).toBe(spent)
   })
 
   it('runs the bridal steps there too', async () => {
