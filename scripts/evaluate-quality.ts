@@ -3,7 +3,7 @@
  * embedded PGlite, the local engine), each delivered image judged by the oracle against the scene's ground truth
  * (docs/quality-evaluation.md), and the figures the quality work is held to.
  *
- *   --set tuning|held-out   the declared set (tests/support/scenes/held-out.ts); tuning by default
+ *   --set tuning|held-out|held-out-2   the declared set (tests/support/scenes/held-out.ts); tuning by default
  *   --seeds 1-250 | 3,8,21   tuning seeds to run (default 1-250); the held-out set always runs whole
  *   --json                   the figures (and, for tuning, every scene) as JSON
  *   --sheet DIR              a contact sheet per scene: shopper | product | result | verdicts (tuning only)
@@ -89,12 +89,13 @@ function parseArgs(argv: string[]): Options {
         throw new UsageError('--concurrency is 1 to 16')
     } else throw new UsageError(`unknown argument ${arg}`)
   }
-  if (setName !== 'tuning' && setName !== 'held-out') throw new UsageError('--set is tuning or held-out')
+  if (setName !== 'tuning' && setName !== 'held-out' && setName !== 'held-out-2')
+    throw new UsageError('--set is tuning, held-out or held-out-2')
   const set = SETS[setName]
-  if (set.name === 'held-out') {
+  if (set.name !== 'tuning') {
     // Looking at held-out scenes one by one would make them tuning scenes.
     if (seedText || options.sheet || options.list || options.drawOnly)
-      throw new UsageError('the held-out set runs whole and prints totals only: no --seeds, --sheet, --list or --draw')
+      throw new UsageError(`the ${set.name} set runs whole and prints totals only: no --seeds, --sheet, --list or --draw`)
     return { ...options, set, seeds: range(set.first, set.last) }
   }
   const seeds = seedText ? parseSeeds(seedText) : range(set.first, set.first + DEFAULT_TUNING_SEEDS - 1)
@@ -293,7 +294,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     commit,
     set: options.set.name,
-    seeds: options.set.name === 'held-out' ? `${options.set.first}-${options.set.last}` : summariseSeeds(options.seeds),
+    seeds: options.set.name !== 'tuning' ? `${options.set.first}-${options.set.last}` : summariseSeeds(options.seeds),
     keyMode: options.keyMode,
     level: options.level,
     seconds: Math.round((performance.now() - started) / 1000),

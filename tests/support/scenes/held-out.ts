@@ -10,6 +10,9 @@
  *   drawn on a contact sheet or run alone.
  * - generator: seeds 500000-500099, any style: for whoever writes the scene generator to look at what a style
  *   draws (the held-out style included). Never used to tune a check or an engine.
+ * - held-out-2: seeds 910000-910399, all six styles, declared on 2026-11-26 before the held-out set's one run: the
+ *   unseen set of the next round, once the held-out set's totals have been read (a set whose totals were read and
+ *   tuned against would be a tuning set). Measured once, at the end of that round, totals only.
  */
 export const DECLARED = '2026-11-25'
 
@@ -20,7 +23,7 @@ export const ALL_STYLES = [...TUNING_STYLES, HELD_OUT_STYLE] as const
 export type StyleName = (typeof ALL_STYLES)[number]
 
 export interface SceneSet {
-  name: 'tuning' | 'held-out' | 'generator'
+  name: 'tuning' | 'held-out' | 'generator' | 'held-out-2'
   /** Inclusive seed range. */
   first: number
   last: number
@@ -31,6 +34,7 @@ export const SETS = {
   tuning: { name: 'tuning', first: 1, last: 99_999, styles: TUNING_STYLES },
   'held-out': { name: 'held-out', first: 900_000, last: 900_399, styles: ALL_STYLES },
   generator: { name: 'generator', first: 500_000, last: 500_099, styles: ALL_STYLES },
+  'held-out-2': { name: 'held-out-2', first: 910_000, last: 910_399, styles: ALL_STYLES },
 } as const satisfies Record<string, SceneSet>
 
 /** The style a set draws for one of its seeds. */
@@ -41,6 +45,6 @@ export function styleOf(set: SceneSet, seed: number): StyleName {
 
 /** Whether a (style, seed) pair belongs to the held-out evaluation: never to be looked at one by one. */
 export function isHeldOut(style: StyleName, seed: number): boolean {
-  const held = SETS['held-out']
-  return style === HELD_OUT_STYLE ? seed < SETS.generator.first || seed > SETS.generator.last : seed >= held.first && seed <= held.last
+  if (style === HELD_OUT_STYLE) return seed < SETS.generator.first || seed > SETS.generator.last
+  return [SETS['held-out'], SETS['held-out-2']].some((held) => seed >= held.first && seed <= held.last)
 }

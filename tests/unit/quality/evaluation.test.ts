@@ -175,7 +175,8 @@ describe('npm run eval:quality', () => {
   it('refuses to show held-out scenes one by one, and tuning runs outside the tuning seeds', { timeout: 60_000 }, async () => {
     expect(await refused('--set', 'held-out', '--sheet', '/tmp/nowhere')).toMatch(/held-out set runs whole/)
     expect(await refused('--set', 'held-out', '--seeds', '900001')).toMatch(/held-out set runs whole/)
+    expect(await refused('--set', 'held-out-2', '--list')).toMatch(/held-out-2 set runs whole/)
     expect(await refused('--seeds', '900001-900002')).toMatch(/not a tuning seed/)
-    expect(await refused('--set', 'everything')).toMatch(/--set is tuning or held-out/)
+    expect(await refused('--set', 'everything')).toMatch(/--set is tuning, held-out or held-out-2/)
   })
 })

@@ -29,6 +29,10 @@ describe('the scene sets', () => {
     expect(isHeldOut(HELD_OUT_STYLE, 42)).toBe(true)
     expect(isHeldOut(HELD_OUT_STYLE, SETS.generator.first)).toBe(false)
     expect(isHeldOut('flat', 42)).toBe(false)
+    expect(isHeldOut(styleOf(SETS['held-out-2'], 910_003), 910_003)).toBe(true)
+    // The sets never overlap.
+    const ranges = Object.values(SETS).map((set) => [set.first, set.last])
+    for (const [a, b] of ranges) for (const [c, d] of ranges) if (a !== c) expect(b < c || d < a).toBe(true)
   })
 })
 
