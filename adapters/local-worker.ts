@@ -1,5 +1,6 @@
 /**
- * A worker thread of adapters/local-workers.ts: runs the local engine, bridal steps and measured check on what the main thread sends,
+ * A worker thread of adapters/local-workers.ts: runs the local engine, bridal steps, measured check and providers' image
+ * re-encodes on what the main thread sends,
  * each call with its own decoding budget (what the request had left) and abort signal, and answers with the outcome
  * and what the call spent of the budget.
  */
@@ -7,6 +8,7 @@ import { parentPort } from 'node:worker_threads'
 import type { TrainGuidance } from '../shared/bridal/ports.ts'
 import { createDecodeBudget, type DecodeBudget } from '../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../shared/engine/local/steps.ts'
+import { prepareInput } from '../shared/engine/providers/images.ts'
 import type { HeldCopy, LocalCall, LocalReply } from './local-workers.ts'
 
 const steps = inThreadLocalSteps()
@@ -25,7 +27,11 @@ parentPort!.on('message', async (message: LocalCall | { cancel: number }) => {
     let shopperCopy: HeldCopy | undefined
     if (message.op === 'generate') value = await steps.engine.generate({ ...message.request, ...common })
     else if (message.op === 'measure') value = await steps.measure({ ...message.request, ...common })
-    else {
+    else if (message.op === 'reencode') {
+      const { image, field, policy, held } = message.request
+      if (held) budget?.copies?.set(image.bytes, held)
+      value = prepareInput(image, field, policy, budget)
+    } else {
       const guidance = message.guidance
       if (!bridal.has(guidance)) bridal.set(guidance, steps.bridal(guidance))
       const { pretreatment, scorer } = bridal.get(guidance)!
@@ -60,8 +66,11 @@ function heldCopy(budget: DecodeBudget | undefined, bytes: Uint8Array): HeldCopy
 
 /** A generated image's bytes, and a decoded copy handed back, go back without a copy. */
 function transferables(reply: LocalReply): ArrayBuffer[] {
-  const value = reply.ok ? (reply.value as { kind?: string; image?: { bytes?: Uint8Array } }) : undefined
-  const buffer = value?.kind === 'generated' ? value.image?.bytes?.buffer : undefined
+  const value = reply.ok
+    ? (reply.value as { kind?: string; image?: { bytes?: Uint8Array }; reencoded?: boolean; bytes?: Uint8Array })
+    : undefined
+  // A generated image, or a re-encoded input image (a PreparedImage): the caller's own bytes, sent as they were, stay.
+  const buffer = value?.kind === 'generated' ? value.image?.bytes?.buffer : value?.reencoded ? value.bytes?.buffer : undefined
   const copy = reply.ok ? reply.shopperCopy?.image.data.buffer : undefined
   return [buffer, copy].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
 }

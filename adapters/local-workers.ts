@@ -12,10 +12,15 @@ import type {
 import type { DecodeBudget, RgbaImage } from '../shared/images/codecs/raster.ts'
 import type { LocalSteps } from '../shared/engine/local/steps.ts'
 import type { EngineOutcome, GeneratedImage, InputImage, TryOnRequest } from '../shared/engine/types.ts'
+import { InputPreparationError, type InputPolicy, type PreparedImage } from '../shared/engine/providers/images.ts'
+import type { ImageField } from '../shared/images/types.ts'
 import type { QualityMeasurement } from '../shared/quality/measure.ts'
 import type { MeasureJob } from '../shared/quality/measured-check.ts'
 
-/** What the main thread asks a worker: one call of the local engine, a bridal step or the measured check, with what it may decode. */
+/**
+ * What the main thread asks a worker: one call of the local engine, a bridal step, the measured check or a provider's
+ * image re-encode, with what it may decode.
+ */
 export type LocalCall = { id: number; budget?: { pixels: number; work: number } } & LocalRequest
 
 type LocalRequest =
@@ -23,6 +28,7 @@ type LocalRequest =
   | { op: 'prepare'; guidance: TrainGuidance; request: { person: InputImage; garment: InputImage } }
   | { op: 'score'; guidance: TrainGuidance; request: { result: GeneratedImage; person: InputImage; garment: InputImage } }
   | { op: 'measure'; request: Omit<MeasureJob, 'signal' | 'decodeBudget'> }
+  | { op: 'reencode'; request: { image: InputImage; field: ImageField; policy: InputPolicy; held?: HeldCopy } }
 
 export type LocalReply =
   | { id: number; ok: true; value: unknown; spent?: { pixels: number; work: number }; shopperCopy?: HeldCopy }
@@ -187,6 +193,21 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
       const { own, moved } = moving()
       const request = { ...job, shopper: own(job.shopper), product: own(job.product), result: own(job.result) }
       return call<QualityMeasurement>({ op: 'measure', request }, signal, decodeBudget, moved)
+    },
+    // A provider's input image, decoded and re-encoded here (prepareInput). The request's decoded copy of it, when it
+    // has one, goes along (copied: the request keeps its own), so the worker re-encodes from it as the thread would.
+    prepareImage: async (image, field, policy, budget, signal) => {
+      const { own, moved } = moving()
+      const copy = budget?.copies?.get(image.bytes)
+      const held = copy && 'image' in copy ? { side: copy.side, image: { ...copy.image, data: copy.image.data.slice() } } : undefined
+      if (held) moved.push(held.image.data.buffer as ArrayBuffer)
+      try {
+        return await call<PreparedImage>({ op: 'reencode', request: { image: own(image), field, policy, held } }, signal, budget, moved)
+      } catch (error) {
+        // What the provider adapters answer `invalid_input` for, as thrown in the request's thread.
+        if ((error as Error).name === 'InputPreparationError') throw new InputPreparationError(field, (error as Error).message)
+        throw error
+      }
     },
     async close() {
       closed = true

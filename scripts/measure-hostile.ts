@@ -7,7 +7,9 @@
  * First the corpus of scripts/bench/hostile-corpus.ts (many-scan JPEGs, 40 MP WebPs, the PNG bomb, 40 MP photos),
  * each as a test key's shopper photo; then the header and key cases. HOSTILE_ONLY=regexp runs the cases whose name
  * matches it; HOSTILE_CPU_PROF=dir writes the server's CPU profiles there (node --cpu-prof: its main thread's and each
- * worker's, written when the server stops). Printed numbers, not a test: run it on two checkouts to compare.
+ * worker's, written when the server stops). HOSTILE_LIVE=1 sends them with a live key to the Gemini engine instead,
+ * played by a stand-in on 127.0.0.1 that answers at once (the provider's re-encode of the photos is then the work).
+ * Printed numbers, not a test: run it on two checkouts to compare.
  */
 import { fork } from 'node:child_process'
 import { get } from 'node:http'
@@ -21,6 +23,8 @@ import { jpegWithFrames, pngWithHeaders, webpCanvasAndFrame } from '../tests/sup
 import { processCpuSeconds, threadCpuSeconds } from './bench/cpu.ts'
 import { hostileCorpus } from './bench/hostile-corpus.ts'
 import { createTestDatabase } from '../tests/support/database.ts'
+import { gemini as fakeGemini, geminiPath, startFakeServer } from '../tests/support/provider-fakes.ts'
+import { DEFAULT_MODELS } from '../shared/engine/providers/settings.ts'
 
 type Ready = { url: string; apiKey: string; databaseUrl: string }
 
@@ -28,8 +32,9 @@ async function child(): Promise<void> {
   const { startDevStack } = await import('../devstack/stack.ts')
   const dataDir = await mkdtemp(join(tmpdir(), 'tryon-hostile-'))
   const logs: string[] = []
+  const live = process.env.HOSTILE_GEMINI_URL
   const stack = await startDevStack({
-    env: {},
+    env: live ? { TRYON_ENGINE: 'gemini', GEMINI_API_KEY: 'AIza-hostile', GEMINI_BASE_URL: live, TRYON_TRAIN_SCORER: 'local' } : {},
     dataDir,
     port: 0,
     dbPort: 0,
@@ -40,7 +45,8 @@ async function child(): Promise<void> {
     },
     playgroundKey: () => 'vto_test_playgroundplaygroundplaygroundpla',
   })
-  const [row] = await stack.sql`select api_key from tryon.create_api_key(100000, 'test', '{}'::text[], true, 'hostile', null)`
+  const mode = live ? 'live' : 'test'
+  const [row] = await stack.sql`select api_key from tryon.create_api_key(100000, ${mode}, '{}'::text[], true, 'hostile', null)`
   process.on('message', (message: { type: string; needle?: string }) => {
     if (message.type === 'logs') process.send!({ type: 'logs', count: logs.filter((l) => l.includes(message.needle!)).length })
     if (message.type === 'stop') void stack.stop().then(() => process.exit(0))
@@ -73,12 +79,23 @@ interface Case {
 
 async function parent(): Promise<void> {
   const db = process.env.HOSTILE_POSTGRES === '1' ? await createTestDatabase('postgres') : null
+  // The Gemini engine's stand-in: every generateContent answered at once with a small picture.
+  const gemini =
+    process.env.HOSTILE_LIVE === '1'
+      ? await startFakeServer((f) =>
+          f.script(
+            'POST',
+            geminiPath(DEFAULT_MODELS.GEMINI_MODEL),
+            fakeGemini.image(makeShopperPhoto({ width: 240, height: 400, format: 'jpeg' }).bytes),
+          ),
+        )
+      : null
   const start = async () => {
     const child = fork(fileURLToPath(import.meta.url), ['child'], {
       execArgv: process.env.HOSTILE_CPU_PROF
         ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.HOSTILE_CPU_PROF}`]
         : process.execArgv,
-      env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '' },
+      env: { ...process.env, HOSTILE_DATABASE_URL: db?.url ?? '', HOSTILE_GEMINI_URL: gemini?.url ?? '' },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     })
     return { child, ready: await new Promise<Ready>((resolve) => child.once('message', (m: Ready) => resolve(m))) }
@@ -241,6 +258,7 @@ async function parent(): Promise<void> {
   server.send({ type: 'stop' })
   await exited
   await db?.close()
+  await gemini?.close()
 }
 
 if (process.argv[2] === 'child') await child()

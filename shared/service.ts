@@ -7,6 +7,7 @@ import type { Deps } from './deps.ts'
 import { jsonLogger, type Logger } from './log.ts'
 import { inThreadLocalSteps, type LocalSteps } from './engine/local/steps.ts'
 import { createLiveEngine, providerRuntime } from './engine/providers/index.ts'
+import { preparedElsewhere } from './engine/providers/images.ts'
 import { vertexModelKind } from './engine/providers/settings.ts'
 import { createImageFetcher } from './images/fetch.ts'
 import { createClientIdentity, headerAddress, type ClientAddressSource } from './limits/client-address.ts'
@@ -71,7 +72,7 @@ export function createDeps(settings: Settings, platform: Platform): Deps {
   })
   // Provider hosts are the operator's configuration, so API calls use the plain fetch; the result URLs a provider
   // answers with are not, so they are downloaded through the guarded image fetcher.
-  const runtime = providerRuntime({ log, fetchImage })
+  const runtime = providerRuntime({ log, fetchImage, prepareImage: preparedElsewhere(localSteps.prepareImage) })
   const { providers } = settings
   const { header, secret } = settings.clientAddress
   if (!secret) {

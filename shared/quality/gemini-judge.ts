@@ -16,7 +16,7 @@ import {
 import { inlineImagePart, readReply, replyText } from '../engine/providers/gemini-wire.ts'
 import { modelNotFound } from '../engine/providers/google-rpc.ts'
 import { excerpt, ProviderError, transientStatus, type JsonAnswer } from '../engine/providers/http.ts'
-import { prepareInput, type PreparedImage } from '../engine/providers/images.ts'
+import type { PreparedImage } from '../engine/providers/images.ts'
 import type { ProviderRuntime } from '../engine/providers/runtime.ts'
 import { unchecked, verdictOf, type JudgeIssue, type JudgeRequest, type JudgeVerdict, type QualityJudge } from './judge.ts'
 
@@ -150,9 +150,9 @@ function createJudge(
         const generated = asInput(result)
         if (!generated) return cannot('the generated image could not be read')
         const images = [
-          prepareInput(shopper, 'userPhoto', SCORER_INPUT, decodeBudget),
-          prepareInput(product, 'productImage', SCORER_INPUT, decodeBudget),
-          prepareInput(generated, 'userPhoto', SCORER_INPUT, decodeBudget),
+          await runtime.prepareImage(shopper, 'userPhoto', SCORER_INPUT, decodeBudget, signal),
+          await runtime.prepareImage(product, 'productImage', SCORER_INPUT, decodeBudget, signal),
+          await runtime.prepareImage(generated, 'userPhoto', SCORER_INPUT, decodeBudget, signal),
         ]
         const answer = await send(judgeRequestBody(model, weddingDress, images, part), signal)
         if (modelNotFound(answer))

@@ -1,6 +1,6 @@
 import type { EngineOutcome, GarmentCategory, TryOnEngine, TryOnRequest } from '../types.ts'
 import { excerpt, ProviderError, requestJson, transientStatus, type JsonAnswer, type RetryPolicy } from './http.ts'
-import { dataUri, prepareInput, type InputPolicy, type PreparedImage } from './images.ts'
+import { dataUri, preparePair, type InputPolicy, type PreparedImage } from './images.ts'
 import { asRecord } from './json.ts'
 import { failed, failedAnswer, providerEngine, rejected } from './outcomes.ts'
 import { defaultOutputLimits, fetchOutput, type OutputLimits } from './output.ts'
@@ -80,8 +80,7 @@ export function createFashnEngine(config: FashnConfig, runtime: ProviderRuntime,
 
   /** POST /v1/run. The inputs are prepared here, so nothing holds them once the run is submitted. */
   async function submit(request: TryOnRequest): Promise<JsonAnswer> {
-    const person = prepareInput(request.person, 'userPhoto', FASHN_INPUT, request.decodeBudget)
-    const garment = prepareInput(request.garment, 'productImage', FASHN_INPUT, request.decodeBudget)
+    const [person, garment] = await preparePair(runtime.prepareImage, request, FASHN_INPUT)
     const model = config.model ?? 'tryon-v1.6'
     return requestJson(runtime, {
       ...runCall(request),

@@ -2,7 +2,7 @@ import type { EngineOutcome, GeneratedImage, TryOnEngine, TryOnRequest } from '.
 import { generateContent, inlineImagePart, type GeminiConfig } from './gemini-wire.ts'
 import { tryOnBody, tryOnOutcome } from './gemini-tryon.ts'
 import type { JsonAnswer, RetryPolicy } from './http.ts'
-import { prepareInput, type InputPolicy } from './images.ts'
+import { preparePair, type InputPolicy } from './images.ts'
 import { providerEngine } from './outcomes.ts'
 import { defaultOutputLimits, type OutputLimits } from './output.ts'
 import type { ProviderRuntime } from './runtime.ts'
@@ -34,8 +34,7 @@ export function createGeminiEngine(
 
   /** The generateContent call. The inputs are prepared here, so nothing holds them once it has answered. */
   async function send(request: TryOnRequest): Promise<JsonAnswer> {
-    const person = prepareInput(request.person, 'userPhoto', GEMINI_INPUT, request.decodeBudget)
-    const garment = prepareInput(request.garment, 'productImage', GEMINI_INPUT, request.decodeBudget)
+    const [person, garment] = await preparePair(runtime.prepareImage, request, GEMINI_INPUT)
     return generateContent(runtime, config, {
       provider: NAME,
       model: config.model,

@@ -10,7 +10,7 @@ import {
 import { downscaleRowsToFit } from '../../images/resize.ts'
 import { reencodeDecodeSide, uprightRows } from '../../images/upright.ts'
 import { shownAsStored, storedSize } from '../../images/display.ts'
-import type { InputImage } from '../types.ts'
+import type { InputImage, TryOnRequest } from '../types.ts'
 import { Base64Bytes } from './json-body.ts'
 
 /** What a provider accepts for one input image. */
@@ -95,6 +95,38 @@ export function prepareInput(image: InputImage, field: ImageField, policy: Input
     if (bytes.byteLength <= policy.maxBytes || tries >= 6) return { bytes, format: 'jpeg', contentType: 'image/jpeg', reencoded: true }
     side = Math.max(256, Math.floor(side * 0.75))
   }
+}
+
+/**
+ * How a provider's input images are prepared (prepareInput): in the request's thread by default; the Node dev stack
+ * runs the decoding and re-encoding on its local-work threads (adapters/local-workers.ts), where a 12 MP phone photo's
+ * few hundred milliseconds hold no other request. Bytes sent as they are never leave the request's thread.
+ */
+export type ImagePreparer = (
+  image: InputImage,
+  field: ImageField,
+  policy: InputPolicy,
+  budget?: DecodeBudget,
+  signal?: AbortSignal,
+) => Promise<PreparedImage>
+
+export const prepareInThread: ImagePreparer = async (image, field, policy, budget) => prepareInput(image, field, policy, budget)
+
+/** A preparer that hands `elsewhere` only the images whose pixels must be decoded. */
+export function preparedElsewhere(elsewhere: ImagePreparer): ImagePreparer {
+  return (image, field, policy, budget, signal) =>
+    sentAsIs(image, policy) ? prepareInThread(image, field, policy, budget) : elsewhere(image, field, policy, budget, signal)
+}
+
+/** The request's two photos as the provider takes them, one after the other (each decode charged to the request's budget). */
+export async function preparePair(
+  prepare: ImagePreparer,
+  request: Pick<TryOnRequest, 'person' | 'garment' | 'decodeBudget' | 'signal'>,
+  policy: InputPolicy,
+): Promise<[PreparedImage, PreparedImage]> {
+  const person = await prepare(request.person, 'userPhoto', policy, request.decodeBudget, request.signal)
+  const garment = await prepare(request.garment, 'productImage', policy, request.decodeBudget, request.signal)
+  return [person, garment]
 }
 
 /**

@@ -1,5 +1,6 @@
 import { jsonLogger, type Logger } from '../../log.ts'
 import { createImageFetcher, type GuardedImageFetcher } from '../../images/fetch.ts'
+import { prepareInThread, type ImagePreparer } from './images.ts'
 
 /**
  * What a provider adapter takes from the outside world. Tests pass an instant `sleep` and a fixed `random`
@@ -19,6 +20,8 @@ export interface ProviderRuntime {
   /** Milliseconds since the epoch: token expiry and JWT timestamps. */
   now: () => number
   log: Logger
+  /** Prepares an input image for a provider (prepareInput): in this thread unless the platform runs it elsewhere. */
+  prepareImage: ImagePreparer
 }
 
 export function providerRuntime(overrides: Partial<ProviderRuntime> = {}): ProviderRuntime {
@@ -30,6 +33,7 @@ export function providerRuntime(overrides: Partial<ProviderRuntime> = {}): Provi
     random: Math.random,
     now: Date.now,
     log: jsonLogger,
+    prepareImage: prepareInThread,
     ...overrides,
   }
 }

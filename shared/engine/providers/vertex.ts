@@ -4,7 +4,7 @@ import { tryOnBody, tryOnOutcome } from './gemini-tryon.ts'
 import type { AccessTokenSource } from './google-auth.ts'
 import { googleRetryDelayMs, modelNotFound } from './google-rpc.ts'
 import { excerpt, requestJson, type JsonAnswer, type RetryPolicy } from './http.ts'
-import { prepareInput, type InputPolicy, type PreparedImage } from './images.ts'
+import { preparePair, type InputPolicy, type PreparedImage } from './images.ts'
 import { Base64Bytes } from './json-body.ts'
 import { asArray, asRecord } from './json.ts'
 import { failed, failedAnswer, modelNotServed, providerEngine, rejected } from './outcomes.ts'
@@ -119,9 +119,8 @@ export function createVertexEngine(
   }
 
   /** The instance to predict on. The inputs are prepared here, so nothing holds them once predict has answered. */
-  function predictBody(request: TryOnRequest): unknown {
-    const person = prepareInput(request.person, 'userPhoto', VERTEX_INPUT, request.decodeBudget)
-    const garment = prepareInput(request.garment, 'productImage', VERTEX_INPUT, request.decodeBudget)
+  async function predictBody(request: TryOnRequest): Promise<unknown> {
+    const [person, garment] = await preparePair(runtime.prepareImage, request, VERTEX_INPUT)
     return {
       instances: [
         {
@@ -134,14 +133,14 @@ export function createVertexEngine(
   }
 
   /** The Gemini request. The inputs are prepared here, so nothing holds them once it has answered. */
-  function geminiBody(request: TryOnRequest): unknown {
-    const person = prepareInput(request.person, 'userPhoto', VERTEX_GEMINI_INPUT, request.decodeBudget)
-    const garment = prepareInput(request.garment, 'productImage', VERTEX_GEMINI_INPUT, request.decodeBudget)
+  async function geminiBody(request: TryOnRequest): Promise<unknown> {
+    const [person, garment] = await preparePair(runtime.prepareImage, request, VERTEX_GEMINI_INPUT)
     return tryOnBody(request, person, garment, vertexImagePart)
   }
 
-  // Not async: its frame ends at once, so only post's holds the body while it runs.
-  const send = (request: TryOnRequest): Promise<JsonAnswer> => post(request, gemini ? geminiBody(request) : predictBody(request))
+  // Its frame ends once the body is made and handed over, so only post's holds the body while it runs.
+  const send = async (request: TryOnRequest): Promise<JsonAnswer> =>
+    post(request, await (gemini ? geminiBody(request) : predictBody(request)))
 
   async function generate(request: TryOnRequest): Promise<EngineOutcome<GeneratedImage>> {
     const answer = await send(request)

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createWorkerLocalSteps } from '../../../adapters/local-workers.ts'
 import { createDecodeBudget } from '../../../shared/images/codecs/raster.ts'
 import { inThreadLocalSteps } from '../../../shared/engine/local/steps.ts'
-import { prepareInput } from '../../../shared/engine/providers/images.ts'
+import { InputPreparationError, prepareInput } from '../../../shared/engine/providers/images.ts'
 import { asInput, makeGarmentPhoto, makeShopperPhoto } from '../../support/images.ts'
 
 describe('the local engine on worker threads (the Node dev stack)', () => {
@@ -68,6 +68,40 @@ describe('the local engine on worker threads (the Node dev stack)', () => {
     const prepared = prepareInput(person, 'userPhoto', { formats: ['jpeg'], maxBytes: 10e6, maxLongSide: 1024 }, budget)
     expect(prepared.reencoded).toBe(true)
     expect(budget.remaining).toBe(spent)
+  })
+
+  it("re-encodes a provider's input image there as in the thread: the same bytes, the same decodes charged", async () => {
+    const policy = { formats: ['jpeg', 'png'] as const, maxBytes: 4.5e6, maxLongSide: 1024 }
+    const here = createDecodeBudget(240e6)
+    const there = createDecodeBudget(240e6)
+    const expected = prepareInput(person, 'userPhoto', policy, here)
+    const actual = await workers.prepareImage(person, 'userPhoto', policy, there)
+    expect(actual.reencoded).toBe(true)
+    expect(actual).toEqual(expected)
+    expect(there.remaining).toBe(here.remaining)
+    expect(there.remaining).toBeLessThan(240e6)
+    // The caller's photo is copied, not moved.
+    expect(person.bytes.byteLength).toBeGreaterThan(0)
+  })
+
+  it("re-encodes from the request's decoded copy there too, decoding nothing more", async () => {
+    const policy = { formats: ['jpeg'] as const, maxBytes: 10e6, maxLongSide: 1024 }
+    const budget = createDecodeBudget(240e6)
+    const gown = asInput(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 600, height: 800, format: 'png' }))
+    await inThreadLocalSteps().bridal('none').pretreatment.prepare({ person, garment: gown, decodeBudget: budget })
+    const spent = budget.remaining
+    const inThread = prepareInput(person, 'userPhoto', policy, budget)
+    expect(budget.remaining).toBe(spent)
+    expect(await workers.prepareImage(person, 'userPhoto', policy, budget)).toEqual(inThread)
+    expect(budget.remaining).toBe(spent)
+  })
+
+  it('answers an image it cannot decode as the thread does, for the provider adapters to answer invalid_input', async () => {
+    const broken = { ...person, bytes: person.bytes.subarray(0, 2000) }
+    const policy = { formats: ['jpeg'] as const, maxBytes: 1e6, maxLongSide: 512 }
+    const thrown = await workers.prepareImage(broken, 'productImage', policy).catch((error) => error)
+    expect(thrown).toBeInstanceOf(InputPreparationError)
+    expect(thrown).toMatchObject({ field: 'productImage' })
   })
 
   it('runs the bridal steps there too', async () => {
