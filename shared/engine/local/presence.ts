@@ -44,9 +44,11 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
 
   // The face: the middle of the head, clear of hair at the crown and sides and of the chin and neck.
   let skin = 0
+  let litSkin = 0
   let count = 0
   const face = [0, 0, 0]
   const half = Math.max(1, Math.round(0.2 * headWidth))
+  const light = dimLight(image, mask)
   for (let y = Math.round(body.headTop + 0.35 * headSpan); y <= Math.round(body.headTop + 0.7 * headSpan); y++) {
     if (y < 0 || y >= height) continue
     for (let x = Math.max(0, cx - half); x <= Math.min(width - 1, cx + half); x++) {
@@ -57,9 +59,13 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       face[2] += b
       count++
       if (isSkin(r, g, b)) skin++
+      if (light) {
+        const [lr, lg, lb] = meanAround(image, x, y, light)
+        if (isSkin(lr, lg, lb)) litSkin++
+      }
     }
   }
-  if (count === 0 || skin / count < MIN_FACE_SKIN) return false
+  if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
 
   // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's.
   const [fr, fg, fb] = face.map((sum) => sum / count)
@@ -106,4 +112,61 @@ function centralRun({ width, data }: Mask, y: number, x: number): [number, numbe
   while (l > 0 && data[row + l - 1]) l--
   while (r < width - 1 && data[row + r + 1]) r++
   return [l, r]
+}
+
+/** A backdrop darker than this on average (0..255, mean of the channels) is a photo taken in dim light. */
+const DIM_BACKDROP = 80
+/** What a dim photo's backdrop is brought up to before its face is read: a room in ordinary light. */
+const LIT_BACKDROP = 128
+/** Share of the backdrop's colour cast taken off (a geometric mean between none and all): walls have colours of their own. */
+const CAST_REMOVED = 0.5
+
+interface DimLight {
+  /** Per channel, what a pixel is multiplied by to read as in ordinary, neutral light. */
+  gains: [number, number, number]
+}
+
+/**
+ * The light of a photo taken in a dim room (one warm lamp at night, an underexposed phone): how much to brighten it and
+ * how much of its colour cast to take off so skin reads as skin, measured on the backdrop around the figure. Skin
+ * under a warm lamp is redder than daylight skin, and a dark skin tone in it falls near black; relative to the room's
+ * own light it is skin again. Undefined for a photo in ordinary light, whose face is read as it is.
+ */
+function dimLight(image: RgbaImage, mask: Mask): DimLight | undefined {
+  const sums = [0, 0, 0]
+  let n = 0
+  const step = 3
+  for (let i = 0; i < mask.data.length; i += step) {
+    if (mask.data[i]) continue
+    const o = i * 4
+    sums[0] += image.data[o]
+    sums[1] += image.data[o + 1]
+    sums[2] += image.data[o + 2]
+    n++
+  }
+  if (n === 0) return undefined
+  const [r, g, b] = sums.map((s) => s / n)
+  const grey = (r + g + b) / 3
+  if (grey >= DIM_BACKDROP || Math.min(r, g, b) <= 0) return undefined
+  const exposure = LIT_BACKDROP / grey
+  return {
+    gains: [exposure * (grey / r) ** CAST_REMOVED, exposure * (grey / g) ** CAST_REMOVED, exposure * (grey / b) ** CAST_REMOVED],
+  }
+}
+
+/** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
+function meanAround({ width, height, data }: RgbaImage, x: number, y: number, light: DimLight): [number, number, number] {
+  let r = 0
+  let g = 0
+  let b = 0
+  let n = 0
+  for (let yy = Math.max(0, y - 1); yy <= Math.min(height - 1, y + 1); yy++) {
+    for (let xx = Math.max(0, x - 1); xx <= Math.min(width - 1, x + 1); xx++, n++) {
+      const o = (yy * width + xx) * 4
+      r += data[o]
+      g += data[o + 1]
+      b += data[o + 2]
+    }
+  }
+  return [(r / n) * light.gains[0], (g / n) * light.gains[1], (b / n) * light.gains[2]]
 }
