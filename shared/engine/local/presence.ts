@@ -48,7 +48,7 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   let count = 0
   const face = [0, 0, 0]
   const half = Math.max(1, Math.round(0.2 * headWidth))
-  const light = dimLight(image, mask)
+  const light = frameLight(image, mask)
   for (let y = Math.round(body.headTop + 0.35 * headSpan); y <= Math.round(body.headTop + 0.7 * headSpan); y++) {
     if (y < 0 || y >= height) continue
     for (let x = Math.max(0, cx - half); x <= Math.min(width - 1, cx + half); x++) {
@@ -59,10 +59,10 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       face[2] += b
       count++
       if (isSkin(r, g, b)) skin++
-      if (light) {
-        const [lr, lg, lb] = meanAround(image, x, y, light)
+      if (light?.kind === 'dim') {
+        const [lr, lg, lb] = meanAround(image, x, y, light.gains)
         if (isSkin(lr, lg, lb)) litSkin++
-      }
+      } else if (light?.kind === 'high-key' && isPushedPaleSkin(r, g, b)) litSkin++
     }
   }
   if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
@@ -121,18 +121,19 @@ const LIT_BACKDROP = 128
 /** Share of the backdrop's colour cast taken off (a geometric mean between none and all): walls have colours of their own. */
 const CAST_REMOVED = 0.5
 
-interface DimLight {
-  /** Per channel, what a pixel is multiplied by to read as in ordinary, neutral light. */
-  gains: [number, number, number]
-}
+/** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
+const HIGH_KEY_BACKDROP = 225
+
+type FrameLight = { kind: 'dim'; gains: [number, number, number] } | { kind: 'high-key' }
 
 /**
- * The light of a photo taken in a dim room (one warm lamp at night, an underexposed phone): how much to brighten it and
- * how much of its colour cast to take off so skin reads as skin, measured on the backdrop around the figure. Skin
- * under a warm lamp is redder than daylight skin, and a dark skin tone in it falls near black; relative to the room's
- * own light it is skin again. Undefined for a photo in ordinary light, whose face is read as it is.
+ * The light of the photo, measured on the backdrop around the figure, when it is far from ordinary: a dim room (one
+ * warm lamp at night, an underexposed phone) or a high-key studio (a white sweep, the exposure pushed until it
+ * clips). Skin under a warm lamp is redder than daylight skin, and a dark skin tone in it falls near black; relative
+ * to the room's own light it is skin again, so a dim photo's face is brightened and half its cast taken off. Pale skin
+ * pushed towards white keeps little of its colour. Undefined in ordinary light, where the face is read as it is.
  */
-function dimLight(image: RgbaImage, mask: Mask): DimLight | undefined {
+function frameLight(image: RgbaImage, mask: Mask): FrameLight | undefined {
   const sums = [0, 0, 0]
   let n = 0
   const step = 3
@@ -147,15 +148,26 @@ function dimLight(image: RgbaImage, mask: Mask): DimLight | undefined {
   if (n === 0) return undefined
   const [r, g, b] = sums.map((s) => s / n)
   const grey = (r + g + b) / 3
+  if (grey > HIGH_KEY_BACKDROP) return { kind: 'high-key' }
   if (grey >= DIM_BACKDROP || Math.min(r, g, b) <= 0) return undefined
   const exposure = LIT_BACKDROP / grey
   return {
+    kind: 'dim',
     gains: [exposure * (grey / r) ** CAST_REMOVED, exposure * (grey / g) ** CAST_REMOVED, exposure * (grey / b) ** CAST_REMOVED],
   }
 }
 
+/**
+ * Pale skin in a photo pushed bright: red and green clip together and blue stays a little below them, so it is
+ * warmer than the white around it but no longer in the daylight band (normalised red falls to about a third).
+ */
+function isPushedPaleSkin(r: number, g: number, b: number): boolean {
+  const sum = r + g + b
+  return sum > 450 && r >= g && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+}
+
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
-function meanAround({ width, height, data }: RgbaImage, x: number, y: number, light: DimLight): [number, number, number] {
+function meanAround({ width, height, data }: RgbaImage, x: number, y: number, gains: [number, number, number]): [number, number, number] {
   let r = 0
   let g = 0
   let b = 0
@@ -168,5 +180,5 @@ function meanAround({ width, height, data }: RgbaImage, x: number, y: number, li
       b += data[o + 2]
     }
   }
-  return [(r / n) * light.gains[0], (g / n) * light.gains[1], (b / n) * light.gains[2]]
+  return [(r / n) * gains[0], (g / n) * gains[1], (b / n) * gains[2]]
 }
