@@ -2,8 +2,11 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import type { BodyLayout } from './person.ts'
 import type { Mask } from './segmentation.ts'
 
-/** Share of the face window that must read as skin. Generated people: 0.77 and up; empty scenes that pass the rest: 0.5. */
-const MIN_FACE_SKIN = 0.65
+/**
+ * Share of the face window that must read as skin. Generated people: 0.77 and up, down to 0.62 for a flat
+ * illustration's dark face with its eyes and outline in the window; empty scenes that pass the rest: 0.5.
+ */
+const MIN_FACE_SKIN = 0.6
 /** A head beside the shoulders: 0.33–0.56 of their width on generated people; a bottle's cap or a lamp's shade is not. */
 const HEAD_TO_SHOULDERS: [number, number] = [0.25, 0.65]
 /** Share of the body below the shoulders of the face's colour past which it is one object (a vase, a dress form). */
@@ -158,12 +161,13 @@ function frameLight(image: RgbaImage, mask: Mask): FrameLight | undefined {
 }
 
 /**
- * Pale skin in a photo pushed bright: red and green clip together and blue stays a little below them, so it is
- * warmer than the white around it but no longer in the daylight band (normalised red falls to about a third).
+ * Pale skin in a photo pushed bright: blue stays a little below red and green, so it is warmer than the white around
+ * it but no longer in the daylight band (normalised red falls to about a third). Red still above green: ivory (a gown,
+ * a mannequin's head) has them equal.
  */
 function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
-  return sum > 450 && r >= g && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+  return sum > 450 && r - g >= 8 && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
