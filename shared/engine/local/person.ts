@@ -81,7 +81,14 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   while (bottom > top && rows.count[bottom] < footWidth) bottom--
   if (bottom - top < height * 0.2) return defaultLayout(width, height)
 
-  const feetVisible = bottom < height - 2
+  let feetVisible = bottom < height - 2
+  if (!feetVisible) {
+    const floor = pooledShadowFloor(mask, top, bottom)
+    if (floor !== null) {
+      bottom = floor
+      feetVisible = true
+    }
+  }
   const centreX = upperCentroid(mask, top, bottom)
   const centralWidth = new Float32Array(height)
   for (let y = 0; y < height; y++) {
@@ -131,6 +138,37 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   }
   measureSpans(mask, layout)
   return layout
+}
+
+/** How much wider than the shins the widest row of a shadow pooled under the feet is, at least. */
+const POOL_OVER_SHINS = 1.8
+
+/**
+ * The floor line of a figure whose silhouette runs to the frame's bottom edge only through the shadow pooled under
+ * its feet (a studio's soft shadow, a floor darkened round the shoes): the lowest rows swell to an ellipse far wider
+ * than the shins, centred on the line the feet stand on, and narrow again below it. That row, or null when the bottom
+ * rows are legs the frame cut (their span stays the shins').
+ */
+function pooledShadowFloor({ width, data }: Mask, top: number, bottom: number): number | null {
+  const span = bottom - top
+  const extent = (y: number): number => {
+    let first = -1
+    let last = -1
+    for (let x = 0, i = y * width; x < width; x++, i++) if (data[i]) (first = first < 0 ? x : first), (last = x)
+    return first < 0 ? 0 : last - first + 1
+  }
+  const shins = Math.round(bottom - 0.12 * span)
+  let shinWidth = 0
+  for (let y = shins - 2; y <= shins + 2; y++) shinWidth = Math.max(shinWidth, extent(y))
+  let widest = -1
+  let widestWidth = 0
+  for (let y = bottom; y > bottom - 0.08 * span; y--) {
+    const w = extent(y)
+    if (w > widestWidth) (widest = y), (widestWidth = w)
+  }
+  // The pool's lower half in the frame: a band cut by the edge could as well be a hem or a step.
+  if (shinWidth === 0 || widestWidth < POOL_OVER_SHINS * shinWidth || widest > bottom - 2) return null
+  return widest
 }
 
 function rowExtents({ width, height, data }: Mask) {

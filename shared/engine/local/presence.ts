@@ -2,8 +2,11 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import type { BodyLayout } from './person.ts'
 import type { Mask } from './segmentation.ts'
 
-/** Share of the face window that must read as skin. Generated people: 0.77 and up; empty scenes that pass the rest: 0.5. */
-const MIN_FACE_SKIN = 0.65
+/**
+ * Share of the face window that must read as skin. Generated people: 0.77 and up, down to 0.62 for a flat
+ * illustration's dark face with its eyes and outline in the window; empty scenes that pass the rest: 0.5.
+ */
+const MIN_FACE_SKIN = 0.6
 /** A head beside the shoulders: 0.33–0.56 of their width on generated people; a bottle's cap or a lamp's shade is not. */
 const HEAD_TO_SHOULDERS: [number, number] = [0.25, 0.65]
 /** Share of the body below the shoulders of the face's colour past which it is one object (a vase, a dress form). */
@@ -44,9 +47,11 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
 
   // The face: the middle of the head, clear of hair at the crown and sides and of the chin and neck.
   let skin = 0
+  let litSkin = 0
   let count = 0
   const face = [0, 0, 0]
   const half = Math.max(1, Math.round(0.2 * headWidth))
+  const light = frameLight(image, mask)
   for (let y = Math.round(body.headTop + 0.35 * headSpan); y <= Math.round(body.headTop + 0.7 * headSpan); y++) {
     if (y < 0 || y >= height) continue
     for (let x = Math.max(0, cx - half); x <= Math.min(width - 1, cx + half); x++) {
@@ -57,9 +62,13 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       face[2] += b
       count++
       if (isSkin(r, g, b)) skin++
+      if (light?.kind === 'dim') {
+        const [lr, lg, lb] = meanAround(image, x, y, light.gains)
+        if (isSkin(lr, lg, lb)) litSkin++
+      } else if (light?.kind === 'high-key' && isPushedPaleSkin(r, g, b)) litSkin++
     }
   }
-  if (count === 0 || skin / count < MIN_FACE_SKIN) return false
+  if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
 
   // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's.
   const [fr, fg, fb] = face.map((sum) => sum / count)
@@ -106,4 +115,74 @@ function centralRun({ width, data }: Mask, y: number, x: number): [number, numbe
   while (l > 0 && data[row + l - 1]) l--
   while (r < width - 1 && data[row + r + 1]) r++
   return [l, r]
+}
+
+/** A backdrop darker than this on average (0..255, mean of the channels) is a photo taken in dim light. */
+const DIM_BACKDROP = 80
+/** What a dim photo's backdrop is brought up to before its face is read: a room in ordinary light. */
+const LIT_BACKDROP = 128
+/** Share of the backdrop's colour cast taken off (a geometric mean between none and all): walls have colours of their own. */
+const CAST_REMOVED = 0.5
+
+/** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
+const HIGH_KEY_BACKDROP = 225
+
+type FrameLight = { kind: 'dim'; gains: [number, number, number] } | { kind: 'high-key' }
+
+/**
+ * The light of the photo, measured on the backdrop around the figure, when it is far from ordinary: a dim room (one
+ * warm lamp at night, an underexposed phone) or a high-key studio (a white sweep, the exposure pushed until it
+ * clips). Skin under a warm lamp is redder than daylight skin, and a dark skin tone in it falls near black; relative
+ * to the room's own light it is skin again, so a dim photo's face is brightened and half its cast taken off. Pale skin
+ * pushed towards white keeps little of its colour. Undefined in ordinary light, where the face is read as it is.
+ */
+function frameLight(image: RgbaImage, mask: Mask): FrameLight | undefined {
+  const sums = [0, 0, 0]
+  let n = 0
+  const step = 3
+  for (let i = 0; i < mask.data.length; i += step) {
+    if (mask.data[i]) continue
+    const o = i * 4
+    sums[0] += image.data[o]
+    sums[1] += image.data[o + 1]
+    sums[2] += image.data[o + 2]
+    n++
+  }
+  if (n === 0) return undefined
+  const [r, g, b] = sums.map((s) => s / n)
+  const grey = (r + g + b) / 3
+  if (grey > HIGH_KEY_BACKDROP) return { kind: 'high-key' }
+  if (grey >= DIM_BACKDROP || Math.min(r, g, b) <= 0) return undefined
+  const exposure = LIT_BACKDROP / grey
+  return {
+    kind: 'dim',
+    gains: [exposure * (grey / r) ** CAST_REMOVED, exposure * (grey / g) ** CAST_REMOVED, exposure * (grey / b) ** CAST_REMOVED],
+  }
+}
+
+/**
+ * Pale skin in a photo pushed bright: blue stays a little below red and green, so it is warmer than the white around
+ * it but no longer in the daylight band (normalised red falls to about a third). Red still above green: ivory (a gown,
+ * a mannequin's head) has them equal.
+ */
+function isPushedPaleSkin(r: number, g: number, b: number): boolean {
+  const sum = r + g + b
+  return sum > 450 && r - g >= 8 && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+}
+
+/** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
+function meanAround({ width, height, data }: RgbaImage, x: number, y: number, gains: [number, number, number]): [number, number, number] {
+  let r = 0
+  let g = 0
+  let b = 0
+  let n = 0
+  for (let yy = Math.max(0, y - 1); yy <= Math.min(height - 1, y + 1); yy++) {
+    for (let xx = Math.max(0, x - 1); xx <= Math.min(width - 1, x + 1); xx++, n++) {
+      const o = (yy * width + xx) * 4
+      r += data[o]
+      g += data[o + 1]
+      b += data[o + 2]
+    }
+  }
+  return [(r / n) * gains[0], (g / n) * gains[1], (b / n) * gains[2]]
 }

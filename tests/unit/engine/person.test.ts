@@ -92,6 +92,23 @@ describe('body landmarks of a silhouette with parts the colour of the wall', () 
     expect(body.neckY).toBeLessThan(body.shoulderY)
   })
 
+  it('stands the figure on the floor line of a shadow pooled under its feet that reaches the bottom edge', () => {
+    // A studio's soft shadow under the shoes, taken in with the figure: an ellipse far wider than the shins, centred on
+    // the floor line, its lower edge on the frame's last rows. Read as legs cut by the frame, the feet were out of it.
+    const { image, geometry: drawn } = drawShopper({ width: 214, height: 320, fullLength: true })
+    const { mask } = segmentForeground(image)
+    const ry = Math.max(3, mask.height - drawn.floorY)
+    const rx = 0.26 * drawn.figureHeight
+    for (let y = 0; y < mask.height; y++)
+      for (let x = 0; x < mask.width; x++)
+        if (((x - drawn.centreX) / rx) ** 2 + ((y - drawn.floorY) / ry) ** 2 <= 1) mask.data[y * mask.width + x] = 1
+    const coverage = mask.data.reduce((n, v) => n + v, 0) / mask.data.length
+    const body = analyseBody(mask, coverage)
+    expect(body.found).toBe(true)
+    expect(body.feetVisible).toBe(true)
+    for (const landmark of ['floorY', 'figureHeight'] as Landmark[]) expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
+  })
+
   it('does not place a head from the shoulders without the feet to measure the figure by', () => {
     const { image } = drawShopper({ width: 214, height: 320, fullLength: false })
     const { mask } = segmentForeground(image)
