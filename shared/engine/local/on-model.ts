@@ -8,7 +8,7 @@ import type { Mask } from './segmentation.ts'
  * torso and legs; the garment stops it), thin gaps that opens inside the garment (a skin-coloured stripe) are
  * closed again, and only the garment's own piece is kept (hair and shoes are left apart once the skin is gone).
  * A garment the model's own colour (a nude or blush gown on fair skin) cannot be told from skin this way: the mask
- * is then left as it was.
+ * is then left as it was. A wooden hanger's hook reads as a head too and goes the same way, with the rows of its colour.
  */
 export function withoutModel(image: RgbaImage, mask: Mask): Mask {
   const box = boundsOf(mask)
