@@ -136,7 +136,11 @@ function looksLike(pixels: Uint8Array, i: number, skin: number[]): boolean {
   const g = pixels[i * 4 + 1]
   const b = pixels[i * 4 + 2]
   const k = brightnessMatch(r, g, b, skin)
-  return Math.abs(r - k * skin[0]) <= SKIN_TOLERANCE && Math.abs(g - k * skin[1]) <= SKIN_TOLERANCE && Math.abs(b - k * skin[2]) <= SKIN_TOLERANCE
+  return (
+    Math.abs(r - k * skin[0]) <= SKIN_TOLERANCE &&
+    Math.abs(g - k * skin[1]) <= SKIN_TOLERANCE &&
+    Math.abs(b - k * skin[2]) <= SKIN_TOLERANCE
+  )
 }
 
 /** Takes skin (and the backdrop between limbs) off both ends of one row, up to the first run of something else. */
