@@ -1,6 +1,7 @@
 import type { GarmentCategory } from '../types.ts'
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { measureGarmentShape, upperCentre, type GarmentCutout } from './garment-shape.ts'
+import { withoutModel } from './on-model.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { segmentForeground, type Mask, type SegmentOptions } from './segmentation.ts'
 
@@ -26,7 +27,7 @@ function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCuto
   const segmentation = segmentForeground(small, options)
   // Nothing separable from the backdrop: the whole picture is taken as the garment (e.g. a fabric close-up).
   const separated = segmentation.coverage >= 0.01
-  const mask = separated ? withoutProps(small, segmentation.mask) : fullMask(small.width, small.height)
+  const mask = separated ? garmentMask(small, segmentation.mask) : fullMask(small.width, small.height)
   const box = boundingBox(mask)
   const scaleX = image.width / small.width
   const scaleY = image.height / small.height
@@ -65,6 +66,11 @@ function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCuto
   }
   cutout.shape = separated && !cutout.hasLegs ? measureGarmentShape(cutout) : undefined
   return cutout
+}
+
+/** The product's pixels among what stands out from the backdrop of a (downscaled) product photo. */
+export function garmentMask(image: RgbaImage, foreground: Mask): Mask {
+  return withoutProps(image, withoutModel(image, foreground))
 }
 
 /** Category from the garment's shape alone: two legs → bottom; tall and narrow → dress; otherwise a top. */
