@@ -184,8 +184,11 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   // No landmarks: the silhouette's own extent stands in for them, when it looks like a standing figure at all.
   const body = read.found ? read : layoutOfExtent(person, width, height)
   const H = body?.figureHeight ?? height
-  const outside = chamfer(width, height, (i) => person[i] === 1)
-  const inside = chamfer(width, height, (i) => person[i] === 0)
+  // Where the body is, for the envelope, the regions and the background: the silhouette, its torso taken as solid where
+  // it lost it.
+  const solid = body ? solidTorso(person, body, width, height) : person
+  const outside = chamfer(width, height, (i) => solid[i] === 1)
+  const inside = chamfer(width, height, (i) => solid[i] === 0)
   const { required, forbidden } = regionsFor(input.category, input.productKind)
   const skirted = input.category === 'dress' || input.productKind === 'skirt' || input.productKind === 'gown'
   const envelope = body ? envelopeOf(body, outside, width, height, skirted, input.weddingDress === true) : new Uint8Array(n)
@@ -291,7 +294,7 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
 
   // A top must reach the waist (0.42: a shirt that stops at the chest is not on); a product that may not cover the
   // torso is judged on its upper part only (0.36: high-waisted trousers reach the waist).
-  const regions = regionMasks(body, person, inside, width, height, required.includes('torso') ? 0.42 : 0.36)
+  const regions = regionMasks(body, solid, inside, width, height, required.includes('torso') ? 0.42 : 0.36)
   const cover: Partial<Record<Region, number>> = {}
   let targetArea = 0
   let targetChanged = 0
@@ -625,6 +628,33 @@ function envelopeOf(body: BodyLayout, outside: Float32Array, width: number, heig
     }
   }
   return out
+}
+
+/**
+ * The silhouette with its torso filled in: across the torso's rows (shoulders to hips), where the arms hang down (the
+ * row's span at most 0.35 of the figure's height), everything between the row's outer edges is the body. A top of the
+ * backdrop's colour (a white top on a white sweep, a dark one in a dark room) leaves a hole there, and what a result
+ * puts on that torso is on the body, not off it. Arms held out make a row too wide to fill: the gaps beside the torso
+ * stay air.
+ */
+function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height: number): Uint8Array {
+  const H = body.figureHeight
+  const from = Math.max(0, Math.ceil(Math.max(body.shoulderY, body.headTop + 0.17 * H)))
+  const to = Math.min(height, Math.floor(body.headTop + 0.5 * H))
+  if (to <= from) return person
+  const solid = Uint8Array.from(person)
+  for (let y = from; y < to; y++) {
+    let left = -1
+    let right = -1
+    for (let x = 0; x < width; x++) {
+      if (!person[y * width + x]) continue
+      if (left < 0) left = x
+      right = x
+    }
+    if (left < 0 || right - left > 0.35 * H) continue
+    solid.fill(1, y * width + left, y * width + right + 1)
+  }
+  return solid
 }
 
 /**

@@ -23,6 +23,17 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(spread.issues).toContain('garment_wrong_region')
   })
 
+  it('keeps on the body a top put on a torso the silhouette lost (a white top on a white sweep)', () => {
+    // Tuning studio 3103: the shopper's white top vanishes into the paper, so the silhouette is arms, head and legs.
+    const s = tuningScene(3103, 'tshirt')
+    const m = measureScene(s, paintedComposite(s))
+    expect(m.issues).not.toContain('garment_off_body')
+    expect(m.passed).toBe(true)
+    // Still off the body when it is moved off it.
+    const moved = measureScene(s, paintedComposite(s, { offsetX: 0.3 * s.truth.shopper.figureHeight }))
+    expect(moved.passed).toBe(false)
+  })
+
   it('fails the garment moved off the body', () => {
     const s = tuningScene(11, 'trousers')
     const m = measureScene(s, paintedComposite(s, { offsetX: 0.25 * s.truth.shopper.figureHeight }))
