@@ -69,8 +69,8 @@ function boundsOf({ width, height, data }: Mask): Bounds | undefined {
 
 /**
  * The model's skin colour from the face, or undefined when the photo does not start with a head: the top rows of
- * the foreground narrow (under half its widest row) for at least 5% of its height, above shoulders much wider, the lower half of them (below
- * the hair) mostly one warm colour with red over green over blue, as skin is.
+ * the foreground narrow (under half its widest row) for at least 5% of its height, above shoulders much wider, the
+ * lower half of them (below the hair) mostly one warm colour with red over green over blue, as skin is.
  */
 function faceColour(image: RgbaImage, { width, data }: Mask, box: Bounds): number[] | undefined {
   const extents: number[] = []
