@@ -156,17 +156,7 @@ async function runScene(
       return null
     }
   })()
-  const outcome: Outcome = {
-    style: s.style,
-    seed: s.seed,
-    kind: s.truth.product.kind,
-    hasTrain: s.truth.product.hasTrain,
-    wedding: s.request.productType === 'wedding-dress',
-    fullLength: s.truth.shopper.fullLength,
-    status: response.status,
-    ms: 0,
-    description: s.description,
-  }
+  const outcome = sceneOutcome(s, response.status)
   let result: ReturnType<typeof decodeImage> | null = null
   if (response.status === 200 && body) {
     outcome.creditsCharged = typeof body.creditsCharged === 'number' ? body.creditsCharged : undefined
@@ -188,7 +178,8 @@ async function runScene(
   return { outcome, result }
 }
 
-function noAnswer(s: Scene, cause: string): Outcome {
+/** What the scene is, with the answer's status: the rest of the outcome is filled in from the answer. */
+function sceneOutcome(s: Scene, status: number): Outcome {
   return {
     style: s.style,
     seed: s.seed,
@@ -196,11 +187,14 @@ function noAnswer(s: Scene, cause: string): Outcome {
     hasTrain: s.truth.product.hasTrain,
     wedding: s.request.productType === 'wedding-dress',
     fullLength: s.truth.shopper.fullLength,
-    status: 599,
-    errorCode: `no_answer_${cause}`,
+    status,
     ms: 0,
     description: s.description,
   }
+}
+
+function noAnswer(s: Scene, cause: string): Outcome {
+  return { ...sceneOutcome(s, 599), errorCode: `no_answer_${cause}` }
 }
 
 function sheetFor(s: Scene, o: Outcome, result: ReturnType<typeof decodeImage> | null): Uint8Array {

@@ -3,7 +3,7 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { measureGarmentShape, upperCentre, type GarmentCutout } from './garment-shape.ts'
 import { withoutModel } from './on-model.ts'
 import { downscaleToFit } from '../../images/resize.ts'
-import { segmentForeground, type Mask, type SegmentOptions } from './segmentation.ts'
+import { maskBounds, segmentForeground, type Mask, type MaskBounds, type SegmentOptions } from './segmentation.ts'
 
 export type { GarmentCutout } from './garment-shape.ts'
 
@@ -139,21 +139,9 @@ function fullMask(width: number, height: number): Mask {
   return { width, height, data: new Uint8Array(width * height).fill(1) }
 }
 
-function boundingBox({ width, height, data }: Mask) {
-  let x0 = width
-  let y0 = height
-  let x1 = 0
-  let y1 = 0
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (!data[y * width + x]) continue
-      if (x < x0) x0 = x
-      if (x >= x1) x1 = x + 1
-      if (y < y0) y0 = y
-      if (y >= y1) y1 = y + 1
-    }
-  }
-  return x1 > x0 ? { x0, y0, x1, y1 } : { x0: 0, y0: 0, x1: width, y1: height }
+/** The mask's box, or the whole picture when nothing is set. */
+function boundingBox(mask: Mask): MaskBounds {
+  return maskBounds(mask) ?? { x0: 0, y0: 0, x1: mask.width, y1: mask.height }
 }
 
 /** Crops the image and gives it the mask, upsampled bilinearly and eased so edges are soft but free of backdrop fringe. */

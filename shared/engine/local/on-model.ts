@@ -1,5 +1,5 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
-import type { Mask } from './segmentation.ts'
+import { maskBounds, type Mask, type MaskBounds } from './segmentation.ts'
 
 /**
  * An on-model product photo (a model wearing the product on a plain backdrop) stands out from its backdrop whole:
@@ -11,7 +11,7 @@ import type { Mask } from './segmentation.ts'
  * is then left as it was. A wooden hanger's hook reads as a head too and goes the same way, with the rows of its colour.
  */
 export function withoutModel(image: RgbaImage, mask: Mask): Mask {
-  const box = boundsOf(mask)
+  const box = maskBounds(mask)
   if (!box) return mask
   const skin = faceColour(image, mask, box)
   if (!skin) return mask
@@ -43,28 +43,16 @@ const SKIN_TOLERANCE = 14
 /** Consecutive pixels not of skin that stop a row's trimming: fewer are the soft edge of a limb. */
 const STOP_RUN = 3
 
-interface Bounds {
-  x0: number
-  y0: number
-  x1: number
-  y1: number
-}
-
-function boundsOf({ width, height, data }: Mask): Bounds | undefined {
-  let x0 = width
-  let y0 = height
-  let x1 = 0
-  let y1 = 0
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (!data[y * width + x]) continue
-      x0 = Math.min(x0, x)
-      x1 = Math.max(x1, x + 1)
-      y0 = Math.min(y0, y)
-      y1 = Math.max(y1, y + 1)
-    }
+/** The first and one past the last set pixel of row `y` within [x0, x1); l < 0 when the row is empty. */
+function rowExtent({ width, data }: Mask, y: number, x0: number, x1: number): { l: number; r: number } {
+  let l = -1
+  let r = -1
+  for (let x = x0; x < x1; x++) {
+    if (!data[y * width + x]) continue
+    if (l < 0) l = x
+    r = x + 1
   }
-  return x1 > x0 ? { x0, y0, x1, y1 } : undefined
+  return { l, r }
 }
 
 /**
@@ -72,16 +60,11 @@ function boundsOf({ width, height, data }: Mask): Bounds | undefined {
  * the foreground narrow (under half its widest row) for at least 5% of its height, above shoulders much wider, the
  * lower half of them (below the hair) mostly one warm colour with red over green over blue, as skin is.
  */
-function faceColour(image: RgbaImage, { width, data }: Mask, box: Bounds): number[] | undefined {
+function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds): number[] | undefined {
+  const { width, data } = mask
   const extents: number[] = []
   for (let y = box.y0; y < box.y1; y++) {
-    let l = -1
-    let r = -1
-    for (let x = box.x0; x < box.x1; x++) {
-      if (!data[y * width + x]) continue
-      if (l < 0) l = x
-      r = x + 1
-    }
+    const { l, r } = rowExtent(mask, y, box.x0, box.x1)
     extents.push(l < 0 ? 0 : r - l)
   }
   const widest = Math.max(...extents)
@@ -100,13 +83,7 @@ function faceColour(image: RgbaImage, { width, data }: Mask, box: Bounds): numbe
   if (headRows < tall * 0.05 || headRows > tall * 0.3) return undefined
   const samples: number[][] = [[], [], []]
   for (let y = box.y0 + (headRows >> 1); y < box.y0 + headRows; y++) {
-    let l = -1
-    let r = -1
-    for (let x = box.x0; x < box.x1; x++) {
-      if (!data[y * width + x]) continue
-      if (l < 0) l = x
-      r = x + 1
-    }
+    const { l, r } = rowExtent(mask, y, box.x0, box.x1)
     const third = (r - l) / 3
     for (let x = Math.ceil(l + third); x < r - third; x++) {
       if (!data[y * width + x]) continue
@@ -163,7 +140,7 @@ function trimRowEnds(kept: Uint8Array, mask: Uint8Array, isSkin: Uint8Array, row
 }
 
 /** Puts back what the trimming took from a column between kept pixels less than `gap` rows apart. */
-function closeThinGaps(kept: Uint8Array, mask: Uint8Array, width: number, box: Bounds, gap: number): void {
+function closeThinGaps(kept: Uint8Array, mask: Uint8Array, width: number, box: MaskBounds, gap: number): void {
   for (let x = box.x0; x < box.x1; x++) {
     let last = -1
     for (let y = box.y0; y < box.y1; y++) {

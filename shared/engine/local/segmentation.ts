@@ -8,6 +8,31 @@ export interface Mask {
   data: Uint8Array
 }
 
+/** A mask's set pixels' box, ends exclusive; undefined when none is set. */
+export interface MaskBounds {
+  x0: number
+  y0: number
+  x1: number
+  y1: number
+}
+
+export function maskBounds({ width, height, data }: Mask): MaskBounds | undefined {
+  let x0 = width
+  let y0 = height
+  let x1 = 0
+  let y1 = 0
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!data[y * width + x]) continue
+      if (x < x0) x0 = x
+      if (x >= x1) x1 = x + 1
+      if (y < y0) y0 = y
+      if (y >= y1) y1 = y + 1
+    }
+  }
+  return x1 > x0 ? { x0, y0, x1, y1 } : undefined
+}
+
 export interface Segmentation {
   mask: Mask
   /** Foreground share of the frame, 0..1. */
