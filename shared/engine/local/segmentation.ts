@@ -1,5 +1,6 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { roomBackdropDistance } from './room-backdrop.ts'
+import { borderColourDistance } from './textured-backdrop.ts'
 
 /** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */
 export interface Mask {
@@ -46,6 +47,10 @@ export interface Segmentation {
  * around a garment too.
  */
 const STUDIO_MIN_THRESHOLD = 22
+/** A backdrop whose border a smooth surface fits this badly (RGB levels) is textured: planks of wood, a coarse weave. */
+const TEXTURED_NOISE = 14
+/** On a textured backdrop, RGB distance from every colour its border shows beyond which a pixel is subject. */
+const TEXTURED_THRESHOLD = 14
 /** The smallest threshold on the averaged distance (smoothRadius): a few levels, well above averaged sensor noise. */
 const SMOOTH_MIN_THRESHOLD = 3
 
@@ -87,8 +92,17 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
     threshold = room.threshold
     backgroundNoise = room.noise
   } else {
-    const studio = options.smoothRadius ? smoothedStudioDistance(image, options.smoothRadius) : undefined
-    if (studio && studio.contrast < LOW_CONTRAST) {
+    const model = fitBackground(image, borderSamples(width, height))
+    // Planks or a weave no smooth surface follows, whose colours repeat along the border: a pixel of a colour the
+    // border shows somewhere is backdrop.
+    const textured = model.noise >= TEXTURED_NOISE ? borderColourDistance(image) : undefined
+    const surface = textured && textured.spread <= TEXTURED_THRESHOLD ? textured : undefined
+    const studio = options.smoothRadius && !surface ? smoothedStudioDistance(image, options.smoothRadius) : undefined
+    if (surface) {
+      distance = surface.distance
+      backgroundNoise = model.noise
+      threshold = options.studioThreshold ?? TEXTURED_THRESHOLD
+    } else if (studio && studio.contrast < LOW_CONTRAST) {
       distance = studio.distance
       backgroundNoise = studio.noise
       // A faint ring around the subject (a soft edge, JPEG ringing) stays backdrop.
@@ -96,7 +110,6 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
       spread = options.smoothRadius ?? 0
     } else {
       // A subject that stands out clearly is cut pixel by pixel, along its true edge.
-      const model = fitBackground(image, borderSamples(width, height))
       backgroundNoise = model.noise
       distance = studioDistance(image, model)
       threshold = Math.max(options.studioThreshold ?? STUDIO_MIN_THRESHOLD, model.noise * 3.5)

@@ -170,6 +170,31 @@ describe('garment extraction', () => {
     expect(extractGarment(image).shape?.hasTrain).toBe(train)
   })
 
+  it.each(['gown-with-train', 'gown', 'jacket'] as GarmentKind[])(
+    'cuts a %s off wooden planks whole, though no smooth backdrop fits planks, and reads a train only on the gown with one',
+    (kind) => {
+      const pink: Rgb = [232, 140, 176]
+      const shape = drawGarment({ kind, color: pink, width: size, height: size, transparentBackground: true }).image
+      // Planks 30 px wide, each its own shade of one wood, dark seams between them, a grain along them.
+      const photo: RgbaImage = { width: size, height: size, data: new Uint8Array(size * size * 4) }
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          const plank = Math.floor(x / 30)
+          const shade = (x % 30 < 1 ? 0.75 : 1) * (0.86 + 0.14 * Math.sin(plank * 9.1)) * (1 + 0.04 * Math.sin(y * 0.9 + plank))
+          const i = (y * size + x) * 4
+          const a = shape.data[i + 3] / 255
+          const wood = [200, 166, 128].map((v) => v * shade)
+          for (let c = 0; c < 3; c++) photo.data[i + c] = Math.round(shape.data[i + c] * a + wood[c] * (1 - a))
+          photo.data[i + 3] = 255
+        }
+      }
+      const cut = extractGarment(photo)
+      expect(cut.separated).toBe(true)
+      expect(overlapWithTrueShape(cut, shape)).toBeGreaterThan(0.9)
+      if (kind !== 'jacket') expect(cut.shape?.hasTrain).toBe(kind === 'gown-with-train')
+    },
+  )
+
   it('takes the whole picture as the garment when nothing stands out, such as a fabric close-up', () => {
     const cut = extractGarment(makeFlatImage({ width: 90, height: 60, color: [160, 40, 60] }).pixels)
     expect([cut.image.width, cut.image.height]).toEqual([90, 60])
