@@ -51,8 +51,13 @@ const STUDIO_MIN_THRESHOLD = 22
 const TEXTURED_NOISE = 14
 /** On a textured backdrop, RGB distance from every colour its border shows beyond which a pixel is subject. */
 const TEXTURED_THRESHOLD = 14
-/** The smallest threshold on the averaged distance (smoothRadius): a few levels, well above averaged sensor noise. */
-const SMOOTH_MIN_THRESHOLD = 3
+/**
+ * The smallest threshold on the averaged distance (smoothRadius): above averaged sensor noise, and low enough for the
+ * bodice of a white gown on a clean white sweep (a level or two off it, averaged) to stay whole.
+ */
+const SMOOTH_MIN_THRESHOLD = 1.5
+/** The least noise a backdrop model reports: a clean backdrop (a white sweep, a PNG) has next to none. */
+const MIN_NOISE = 0.75
 
 export interface SegmentOptions {
   /**
@@ -257,7 +262,7 @@ function fitBackground(image: RgbaImage, samples: number[]): BackgroundModel {
       residuals[s] = Math.sqrt(sq)
     }
     const sorted = Float64Array.from(residuals).sort()
-    noise = Math.max(1.5, sorted[Math.floor(count * 0.5)] * 1.4826)
+    noise = Math.max(MIN_NOISE, sorted[Math.floor(count * 0.5)] * 1.4826)
     const limit = Math.max(12, noise * 3)
     weights = residuals.map((r) => (r < limit ? 1 : 0))
   }

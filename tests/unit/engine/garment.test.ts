@@ -170,6 +170,31 @@ describe('garment extraction', () => {
     expect(extractGarment(image).shape?.hasTrain).toBe(train)
   })
 
+  it.each(['gown-with-train', 'gown'] as GarmentKind[])(
+    'keeps the bodice of a white %s a level or two off a clean white sweep, and reads its train only where there is one',
+    (kind) => {
+      const shape = drawGarment({ kind, color: [250, 250, 250], width: size, height: size, transparentBackground: true }).image
+      let [top, bottom] = [size, 0]
+      for (let i = 0; i < size * size; i++) {
+        if (shape.data[i * 4 + 3] < 128) continue
+        ;[top, bottom] = [Math.min(top, Math.floor(i / size)), Math.max(bottom, Math.floor(i / size))]
+      }
+      // Lit from above: the bodice a level or two under the sweep, the skirt darker towards the floor, a faint weave.
+      const photo: RgbaImage = { width: size, height: size, data: new Uint8Array(size * size * 4).fill(251) }
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          const i = (y * size + x) * 4
+          if (shape.data[i + 3] < 128) continue
+          const level = 250 - 12 * ((y - top) / (bottom - top)) ** 3 + Math.round(Math.sin(x * 1.3) * Math.sin(y * 1.7))
+          photo.data.set([level, level, level - 1], i)
+        }
+      }
+      const cut = extractGarment(photo)
+      expect(overlapWithTrueShape(cut, shape)).toBeGreaterThan(0.9)
+      expect(cut.shape?.hasTrain).toBe(kind === 'gown-with-train')
+    },
+  )
+
   it.each(['gown-with-train', 'gown', 'jacket'] as GarmentKind[])(
     'cuts a %s off wooden planks whole, though no smooth backdrop fits planks, and reads a train only on the gown with one',
     (kind) => {
