@@ -1,6 +1,6 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { roomBackdropDistance } from './room-backdrop.ts'
-import { borderColourDistance } from './textured-backdrop.ts'
+import { nearBorderColours } from './textured-backdrop.ts'
 
 /** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */
 export interface Mask {
@@ -50,7 +50,9 @@ const STUDIO_MIN_THRESHOLD = 22
 /** A backdrop whose border a smooth surface fits this badly (RGB levels) is textured: planks of wood, a coarse weave. */
 const TEXTURED_NOISE = 14
 /** On a textured backdrop, RGB distance from every colour its border shows beyond which a pixel is subject. */
-const TEXTURED_THRESHOLD = 14
+const TEXTURED_REACH = 14
+/** Share of a textured backdrop's border whose colours the rest of the border shows: less is noise, not a surface. */
+const TEXTURED_REPEAT = 0.95
 /**
  * The smallest threshold on the averaged distance (smoothRadius): above averaged sensor noise, and low enough for the
  * bodice of a white gown on a clean white sweep (a level or two off it, averaged) to stay whole.
@@ -100,13 +102,13 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
     const model = fitBackground(image, borderSamples(width, height))
     // Planks or a weave no smooth surface follows, whose colours repeat along the border: a pixel of a colour the
     // border shows somewhere is backdrop.
-    const textured = model.noise >= TEXTURED_NOISE ? borderColourDistance(image) : undefined
-    const surface = textured && textured.spread <= TEXTURED_THRESHOLD ? textured : undefined
+    const textured = model.noise >= TEXTURED_NOISE ? nearBorderColours(image, TEXTURED_REACH) : undefined
+    const surface = textured && textured.repeat >= TEXTURED_REPEAT ? textured : undefined
     const studio = options.smoothRadius && !surface ? smoothedStudioDistance(image, options.smoothRadius) : undefined
     if (surface) {
       distance = surface.distance
       backgroundNoise = model.noise
-      threshold = options.studioThreshold ?? TEXTURED_THRESHOLD
+      threshold = 1
     } else if (studio && studio.contrast < LOW_CONTRAST) {
       distance = studio.distance
       backgroundNoise = studio.noise
