@@ -28,7 +28,7 @@ export function roomBackdropDistance(image: RgbaImage): BackdropDistance {
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
-  keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
+  keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.1)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
   const below = floorFrom < height ? bottomColours(blurred, width, height) : undefined
