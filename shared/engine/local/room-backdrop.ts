@@ -28,7 +28,7 @@ export function roomBackdropDistance(image: RgbaImage): BackdropDistance {
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
-  keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.1)))
+  keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
   const below = floorFrom < height ? bottomColours(blurred, width, height) : undefined
@@ -149,14 +149,10 @@ function edgeColours(blurred: Float32Array, width: number, height: number, from:
   return out
 }
 
-/** How many times further off its edge's trend a band must be than the other edge's to show at one edge only. */
-const ONE_SIDED = 4
-
 /**
  * A band that shows at both edges on the same rows is the room (a skirting board, a shelf line); one that
- * shows at one edge only is the subject reaching the frame (an elbow, a hand) or a lamp glowing there, and is
- * replaced by the backdrop above and below it. The trend is a running median over `window` rows each way: a
- * tenth of the height, so a lamp's glow some 20 rows tall at 320 does not become the trend itself.
+ * shows at one edge only is the subject reaching the frame (an elbow, a hand) and is replaced by the
+ * backdrop above and below it.
  */
 function keepFullWidthBands(left: Float32Array, right: Float32Array, height: number, window: number): void {
   const smoothLeft = runningMedianRgb(left, height, window)
@@ -164,11 +160,9 @@ function keepFullWidthBands(left: Float32Array, right: Float32Array, height: num
   const off = (raw: Float32Array, smooth: Float32Array, y: number) =>
     Math.abs(raw[y * 3] - smooth[y * 3]) + Math.abs(raw[y * 3 + 1] - smooth[y * 3 + 1]) + Math.abs(raw[y * 3 + 2] - smooth[y * 3 + 2])
   for (let y = 0; y < height; y++) {
-    const l = off(left, smoothLeft, y)
-    const r = off(right, smoothRight, y)
-    // Relative to the other edge: a dim photo's noise puts an edge 15 off now and then, and must not keep a lamp's glow.
-    const leftOff = l > 15 && l > ONE_SIDED * r
-    const rightOff = r > 15 && r > ONE_SIDED * l
+    const leftOff = off(left, smoothLeft, y) > 15
+    const rightOff = off(right, smoothRight, y) > 15
+    if (leftOff && rightOff) continue
     if (leftOff) left.set(smoothLeft.subarray(y * 3, y * 3 + 3), y * 3)
     if (rightOff) right.set(smoothRight.subarray(y * 3, y * 3 + 3), y * 3)
   }
