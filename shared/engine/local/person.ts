@@ -234,13 +234,16 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
   const from = top + Math.max(1, Math.round(0.08 * span))
   const to = Math.min(bottom, top + Math.round(0.32 * span))
   const hold = Math.max(2, Math.round(0.03 * span))
+  let firstWide = -1
   for (let y = from; y <= to; y++) {
     if (width[y] < 1.6 * headWidth) continue
+    if (firstWide < 0) firstWide = y
     let held = true
     for (let k = 1; k <= hold && y + k <= bottom; k++) if (width[y + k] < 1.45 * headWidth) held = false
     if (!held) continue
-    let neckY = y
-    for (let k = top + Math.round(0.5 * headWidth); k < y; k++) if (width[k] < width[neckY]) neckY = k
+    // The neck is above the first row as wide as shoulders, even one a gap in the clothes cuts off below.
+    let neckY = firstWide
+    for (let k = top + Math.round(0.5 * headWidth); k < firstWide; k++) if (width[k] < width[neckY]) neckY = k
     return { shoulderStart: y, neckY, headWidth, headTop: undefined as number | undefined }
   }
   return null

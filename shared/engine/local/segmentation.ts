@@ -569,10 +569,13 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
     if (k === best) return true
     if (k === 0 || part.size < FIGURE_PART * main.size) return false
     // A limb or a head is narrower than the figure and clear of the frame's sides; a band of floor is not.
-    if (part.x0 === 0 || part.x1 === width || part.x1 - part.x0 > main.x1 - main.x0) return false
+    if (part.x0 === 0 || part.x1 === width) return false
     const cx = (part.x0 + part.x1) / 2
     const cy = (part.y0 + part.y1) / 2
-    return cx > main.x0 && cx < main.x1 && (cy < main.y0 || cy > main.y1)
+    if (cx <= main.x0 || cx >= main.x1) return false
+    if (part.x1 - part.x0 <= main.x1 - main.x0) return cy < main.y0 || cy > main.y1
+    // Wider than the figure: only the shoes on the shadow pooled under them, low and flat, below it all.
+    return part.y0 > main.y1 && 3 * (part.y1 - part.y0) < part.x1 - part.x0
   })
   for (let i = 0; i < mask.length; i++) out[i] = keep[labels[i]] ? 1 : 0
   return out

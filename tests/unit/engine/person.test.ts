@@ -83,6 +83,18 @@ describe('body landmarks of a silhouette with parts the colour of the wall', () 
       expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
   })
 
+  it('finds the neck above the top of the shoulders when a gap in the clothes cuts that band off from the torso', () => {
+    // Puffed sleeves or a striped top: the shoulders' first rows come out, then a band of the wall's colour below them
+    // leaves only the neck's width at the centre, then the torso. The neck is above the first band, not in the gap.
+    const { body, drawn } = silhouetteWithout((x, y, d) => {
+      const band = y > d.shoulderY + 0.015 * d.figureHeight && y < d.shoulderY + 0.06 * d.figureHeight
+      return band && Math.abs(x - d.centreX) > 0.025 * d.figureHeight
+    })
+    expect(body.found).toBe(true)
+    expect(body.neckY).toBeLessThan(drawn.shoulderY + 0.01 * drawn.figureHeight)
+    expect(body.neckY).toBeGreaterThan(drawn.headTop + 0.06 * drawn.figureHeight)
+  })
+
   it('places the head above the shoulders from the feet when the head did not come out', () => {
     const { body, drawn } = silhouetteWithout((_, y, d) => y < d.shoulderY - 0.005 * d.figureHeight)
     expect(body.found).toBe(true)

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { drawGarment } from '../../../devstack/samples/garment-photo.ts'
 import { drawShopper, type Box, type ShopperPhotoOptions } from '../../../devstack/samples/shopper-photo.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/index.ts'
+import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { segmentForeground, type Mask } from '../../../shared/engine/local/segmentation.ts'
 import { makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 
@@ -54,6 +55,42 @@ describe('person segmentation', () => {
     expect(subjectShare(mask, geometry.torso)).toBeGreaterThan(0.95)
     for (const box of geometry.shins) expect(subjectShare(mask, box)).toBeGreaterThan(0.95)
     for (const box of geometry.background) expect(subjectShare(mask, box)).toBe(0)
+  })
+
+  it('keeps the shoes on their shadow below a figure whose legs are the white of the sweep, and no rug beside it', () => {
+    const sweep: [number, number, number] = [246, 246, 246]
+    const draw = () => drawShopper({ width: 214, height: 320, background: sweep, shirtColor: [150, 40, 60] })
+    const { image, geometry } = draw()
+    const H = geometry.figureHeight
+    // White trousers clipped to the sweep: nothing of the legs from the hips to the ankles comes out. The studio's
+    // soft shadow spreads wider than the arms.
+    const ankles = geometry.headTop + 0.955 * H
+    const clear = (photo: RgbaImage, from: number, to: number) => {
+      for (let y = Math.round(from); y < Math.round(to); y++)
+        for (let x = 0; x < photo.width; x++) photo.data.set(sweep, (y * photo.width + x) * 4)
+    }
+    const shadow = (photo: RgbaImage, cx: number, rx: number) => {
+      for (let y = 0; y < photo.height; y++)
+        for (let x = 0; x < photo.width; x++)
+          if (((x - cx) / rx) ** 2 + ((y - geometry.floorY) / (0.015 * H)) ** 2 <= 1 && photo.data[(y * photo.width + x) * 4] > 200)
+            photo.data.set([214, 214, 216], (y * photo.width + x) * 4)
+    }
+    clear(image, geometry.hipY, ankles)
+    shadow(image, geometry.centreX, 0.26 * H)
+    const { mask, coverage } = segmentForeground(image, { backdrop: 'room' })
+    const feet: Box = [geometry.centreX - 8, ankles + 2, geometry.centreX + 8, geometry.floorY]
+    expect(subjectShare(mask, feet)).toBeGreaterThan(0.3)
+    expect(subjectShare(mask, geometry.torso)).toBeGreaterThan(0.95)
+    const body = analyseBody(mask, coverage)
+    expect(body.found).toBe(true)
+    expect(Math.abs(body.floorY - geometry.floorY) / H).toBeLessThan(0.035)
+
+    // A flat shadow off to the side, under nobody, is floor and stays out.
+    const aside = draw().image
+    clear(aside, geometry.hipY, aside.height)
+    shadow(aside, aside.width - 0.12 * H, 0.1 * H)
+    const rug: Box = [aside.width - 0.18 * H, geometry.floorY - 2, aside.width - 0.06 * H, geometry.floorY + 2]
+    expect(subjectShare(segmentForeground(aside, { backdrop: 'room' }).mask, rug)).toBe(0)
   })
 
   it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
