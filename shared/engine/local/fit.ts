@@ -60,7 +60,10 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
     ease = 0.9
   } else if (category === 'outerwear') {
     top = Y(body.shoulderY) - 0.016 * H
-    bottom = Y(body.hipY) + 0.45 * (Y(body.kneeY) - Y(body.hipY))
+    // As long as in its photo, at the scale its shoulders are put on at, and never past mid-thigh: a figure the frame
+    // cuts at the knees reads up to half as tall again, and its landmarks alone hung a jacket to the shins.
+    const natural = top + gh * ((shoulderWidth * 1.14) / Math.max(1, garment.topWidth))
+    bottom = Math.max(Y(body.waistY), Math.min(natural, Y(body.hipY) + 0.45 * (Y(body.kneeY) - Y(body.hipY))))
     ease = 1.14
   } else {
     top = Y(body.shoulderY) - 0.012 * H
@@ -127,11 +130,17 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
       const [l, rr] = spanAt(body.torso, y)
       const s = baseScale * clamp((rr - l) / chestWidth, 0.85, 1.15)
       const c = (l + rr) / 2
-      const bodyLeft = c + (garment.torsoLeft[r] - centre) * s
-      const bodyRight = c + (garment.torsoRight[r] - centre) * s
+      const garmentLeft = c + (garment.torsoLeft[r] - centre) * s
+      const garmentRight = c + (garment.torsoRight[r] - centre) * s
       // Sleeves spread flat in the product photo are drawn in towards the arms, never past them.
       const [outerLeft, outerRight] = spanAt(body.outer, top + i)
-      const sleeve = (natural: number, room: number) => (skirt || natural <= room ? natural : Math.max(room, natural * 0.4))
+      // A top or a jacket stays within the arms' reach: sleeves (and a body) cut wider than the shopper hung in the air
+      // beside the arms. A dress keeps its own width: a skirt stands out from the legs.
+      const fitted = category !== 'dress'
+      const bodyLeft = fitted ? Math.max(garmentLeft, outerLeft - 0.02 * H) : garmentLeft
+      const bodyRight = fitted ? Math.min(garmentRight, outerRight + 0.02 * H) : garmentRight
+      const sleeve = (natural: number, room: number) =>
+        skirt || natural <= room ? natural : fitted ? Math.max(0, room) : Math.max(room, natural * 0.4)
       const leftEnd = bodyLeft - sleeve((garment.torsoLeft[r] - garment.left[r]) * s, bodyLeft - outerLeft + 0.02 * H)
       const rightEnd = bodyRight + sleeve((garment.right[r] - garment.torsoRight[r]) * s, outerRight - bodyRight + 0.02 * H)
       put(i, [leftEnd, bodyLeft, bodyRight, rightEnd], [garment.left[r], garment.torsoLeft[r], garment.torsoRight[r], garment.right[r]])

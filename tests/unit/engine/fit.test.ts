@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import { createRgba } from '../../../shared/images/codecs/raster.ts'
+import { fitGarment } from '../../../shared/engine/local/fit.ts'
+import type { GarmentCutout } from '../../../shared/engine/local/garment.ts'
+import { defaultLayout, type BodyLayout } from '../../../shared/engine/local/person.ts'
+
+const unit = { x: 1, y: 1 }
+
+/**
+ * A cut-out `width` × `height`: a body `bodyWidth` wide down the middle and, below the top rows, sleeves reaching the
+ * cut-out's edges (a flat-lay with its sleeves spread).
+ */
+function cutout(width: number, height: number, bodyWidth: number): GarmentCutout {
+  const image = createRgba(width, height)
+  image.data.fill(255)
+  const half = bodyWidth / 2
+  const rows = (f: (y: number) => number) => Float32Array.from({ length: height }, (_, y) => f(y))
+  return {
+    image,
+    left: rows(() => 0),
+    right: rows(() => width),
+    torsoLeft: rows(() => width / 2 - half),
+    torsoRight: rows(() => width / 2 + half),
+    topWidth: width,
+    waistRow: 0.35,
+    hasLegs: false,
+    separated: true,
+  }
+}
+
+/** A standing figure in a 200 × 400 photo, its arms' reach 1.2 times half its shoulders either side. */
+const figure = (): BodyLayout => ({ ...defaultLayout(200, 400), found: true })
+
+/** The same figure read half as tall again below the shoulders: a photo cut at the knees read from a wrong crotch. */
+function readTooTall(body: BodyLayout): BodyLayout {
+  const stretch = (y: number) => body.shoulderY + 1.5 * (y - body.shoulderY)
+  return { ...body, hipY: stretch(body.hipY), kneeY: stretch(body.kneeY), figureHeight: 1.5 * body.figureHeight }
+}
+
+describe('fitting a jacket to the body', () => {
+  it('keeps a jacket as long as in its photo when the landmarks would hang it lower: to the shins of a figure read too tall', () => {
+    const body = readTooTall(figure())
+    const jacket = cutout(100, 130, 60)
+    const placement = fitGarment(jacket, 'outerwear', body, unit)
+    const natural = placement.top + 130 * ((body.shoulderWidth * 1.14) / 100)
+    const fromLandmarks = body.hipY + 0.45 * (body.kneeY - body.hipY)
+    expect(natural).toBeLessThan(fromLandmarks - 20)
+    expect(placement.bottom).toBeCloseTo(natural, 0)
+  })
+
+  it('still ends a coat longer than its wearer could carry at mid-thigh', () => {
+    const body = figure()
+    const coat = cutout(100, 400, 60)
+    const placement = fitGarment(coat, 'outerwear', body, unit)
+    expect(placement.bottom).toBeCloseTo(body.hipY + 0.45 * (body.kneeY - body.hipY), 0)
+  })
+
+  it('reaches the waist at least, whatever the photo: a cropped jacket is not drawn as a collar', () => {
+    const body = figure()
+    const placement = fitGarment(cutout(100, 20, 60), 'outerwear', body, unit)
+    expect(placement.bottom).toBeGreaterThanOrEqual(Math.round(body.waistY))
+  })
+})
+
+describe('fitting sleeves to the arms', () => {
+  it('never draws a top or a jacket past the arms’ reach, but lets a dress keep its width', () => {
+    const body = figure()
+    const H = body.figureHeight
+    // Sleeves spread from the shoulders to three times the body's width (a flat-lay with its arms out).
+    const wide = cutout(300, 150, 100)
+    wide.topWidth = 100
+    for (const category of ['top', 'outerwear'] as const) {
+      const p = fitGarment(wide, category, body, unit)
+      for (let i = 0; i < p.bottom - p.top; i++) {
+        const y = p.top + i
+        expect(p.outputX[i * 4], `${category} row ${y}`).toBeGreaterThanOrEqual(body.outer.left[y] - 0.02 * H - 0.01)
+        expect(p.outputX[i * 4 + 3], `${category} row ${y}`).toBeLessThanOrEqual(body.outer.right[y] + 0.02 * H + 0.01)
+      }
+    }
+    // A dress flaring below its waist to three times its shoulders: the skirt stands out past the arms' reach.
+    const flared = cutout(300, 300, 100)
+    for (let y = 0; y < 300; y++) {
+      const flare = y < 150 ? 0 : (150 * (y - 150)) / 150
+      flared.left[y] = flared.torsoLeft[y] = 100 - flare
+      flared.right[y] = flared.torsoRight[y] = 200 + flare
+    }
+    flared.topWidth = 100
+    const dress = fitGarment(flared, 'dress', body, unit)
+    const widest = Math.max(...Array.from({ length: dress.bottom - dress.top }, (_, i) => dress.outputX[i * 4 + 3] - dress.outputX[i * 4]))
+    expect(widest).toBeGreaterThan(body.outer.right[0] - body.outer.left[0] + 0.04 * H)
+  })
+})

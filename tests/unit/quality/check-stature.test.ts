@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { paintedComposite } from '../../support/scenes/composites.ts'
+import { judge } from '../../support/scenes/oracle.ts'
+import { PART } from '../../support/scenes/types.ts'
+import { measureScene, SLOW, tuningScene } from './check-support.ts'
+
+describe('the figure’s height when the photo does not show it whole', { timeout: SLOW }, () => {
+  it('reads a figure cut at the knees from its shoulders: a jacket down to the shins is on the wrong region', () => {
+    // Tuning flat 15: cut between the knees and the ankles; the landmarks read the figure 1.21 times its height, so the
+    // shins lay below the regions measured and a jacket hung to them passed.
+    const s = tuningScene(15, 'jacket')
+    expect(s.truth.shopper.framing).toBe('knee')
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    expect(measureScene(s, good).passed).toBe(true)
+    const long = paintedComposite(s, { parts: [PART.torso, PART.hips, PART.thigh, PART.shin] })
+    expect(judge(s, long).issues).toContain('garment_wrong_region')
+    const m = measureScene(s, long)
+    expect(m.issues).toContain('garment_wrong_region')
+    expect(m.measures['cover.shins']).toBeGreaterThan(0.3)
+  })
+
+  it('measures both ways a figure read far shorter than its shoulders give, and fails trousers stopping at the knees', () => {
+    // Tuning dim 264: dark shins on a dark floor; the silhouette ends at the knees and reads 0.8 of the figure, so
+    // trousers from the chest to the knees covered "thighs and shins" of that figure.
+    const s = tuningScene(264, 'trousers')
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    const passed = measureScene(s, good)
+    expect(passed.measures.statureRead).toBeLessThan(0.84)
+    expect(passed.measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
+    expect(passed.passed).toBe(true)
+    const short = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
+    expect(judge(s, short).issues).toContain('garment_missing')
+    const failed = measureScene(s, short)
+    expect(failed.passed).toBe(false)
+    expect(failed.issues).toContain('garment_missing')
+  })
+})
