@@ -55,6 +55,28 @@ describe('fitting a jacket to the body', () => {
     expect(placement.bottom).toBeCloseTo(body.hipY + 0.45 * (body.kneeY - body.hipY), 0)
   })
 
+  it('ends a long coat at mid-thigh of a figure cut at the knees, from its shoulders, when its landmarks read it too tall', () => {
+    const truth = figure()
+    const body = { ...readTooTall(truth), feetVisible: false }
+    const coat = cutout(100, 400, 60)
+    const fromLandmarks = body.hipY + 0.45 * (body.kneeY - body.hipY)
+    // The landmarks alone would hang it past the real knees, onto the shins.
+    expect(fromLandmarks).toBeGreaterThan(truth.kneeY)
+    const placement = fitGarment(coat, 'outerwear', body, unit)
+    const fromShoulders = body.headTop + (0.62 * (body.shoulderY - body.headTop)) / 0.185
+    expect(placement.bottom).toBeCloseTo(fromShoulders, 0)
+    // Mid-thigh: below the hips, well above the knees.
+    expect(placement.bottom).toBeGreaterThan(truth.hipY)
+    expect(placement.bottom).toBeLessThan(truth.kneeY - 0.05 * truth.figureHeight)
+  })
+
+  it('leaves a full-length figure’s mid-thigh to its landmarks', () => {
+    // Shoulders read low (a puffed sleeve): the shoulders alone would put mid-thigh higher than the landmarks do.
+    const body = { ...figure(), shoulderY: figure().headTop + 0.15 * figure().figureHeight }
+    const placement = fitGarment(cutout(100, 400, 60), 'outerwear', body, unit)
+    expect(placement.bottom).toBeCloseTo(body.hipY + 0.45 * (body.kneeY - body.hipY), 0)
+  })
+
   it('reaches the waist at least, whatever the photo: a cropped jacket is not drawn as a collar', () => {
     const body = figure()
     const placement = fitGarment(cutout(100, 20, 60), 'outerwear', body, unit)
