@@ -10,9 +10,9 @@
  */
 import type { RgbaImage } from '../images/codecs/raster.ts'
 import { extractGarment } from '../engine/local/garment.ts'
-import { analyseBody, type BodyLayout } from '../engine/local/person.ts'
+import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
-import { segmentForeground } from '../engine/local/segmentation.ts'
+import { segmentForeground, type Segmentation } from '../engine/local/segmentation.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -132,12 +132,13 @@ function regionsFor(
 
 /** Runs every measured check on one result. Pure: the same images always give the same answer. */
 export function measureResult(input: MeasureInput): QualityMeasurement {
-  const first = measureWith(input, 'read')
+  const shared: Readings = {}
+  const first = measureWith(input, 'read', shared)
   // Feet in frame, yet the silhouette ends far above where the shoulders put the floor: the legs may have been lost
   // against the floor, or the frame cut at the knees read as the feet. Nothing in the photo tells which reading is
   // right, so the result is measured on both and must pass both.
   if (!(first.measures.statureRead < QUALITY_THRESHOLDS.statureDoubt)) return first
-  const second = measureWith(input, 'shoulders')
+  const second = measureWith(input, 'shoulders', shared)
   const issues = QUALITY_ISSUES.filter((issue) => first.issues.includes(issue) || second.issues.includes(issue))
   const measures = { ...first.measures }
   for (const [key, value] of Object.entries(second.measures)) if (!key.startsWith('ms.')) measures[`shoulders.${key}`] = value
@@ -145,21 +146,14 @@ export function measureResult(input: MeasureInput): QualityMeasurement {
   return { passed: issues.length === 0, score, issues, measures }
 }
 
-/**
- * The figure's height as the shoulders give it: the top of the head to the top of the shoulders is 0.185 of a
- * standing adult's height (median of 233 full-length tuning scenes read by analyseBody: 5.40 heights per that
- * distance, 5th to 95th percentile 4.84 to 5.68).
- */
-const SHOULDER_SHARE = 0.185
-
-/** The layout with its height, and every landmark below the shoulders, taken from the head-to-shoulder distance. */
-function staturedByShoulders(body: BodyLayout): BodyLayout {
-  const H = Math.max(1, body.shoulderY - body.headTop) / SHOULDER_SHARE
-  const at = (f: number) => body.headTop + f * H
-  return { ...body, figureHeight: H, waistY: at(0.4), hipY: at(0.5), crotchY: at(0.525), kneeY: at(0.72), ankleY: at(0.955), floorY: at(1) }
+/** What both readings of a doubtful figure share, read once: the pictures and their difference, the silhouette, the product's colours. */
+interface Readings {
+  pictures?: { shopperSmall: RgbaImage; before: Float32Array; after: Float32Array; delta: Float32Array }
+  silhouette?: { segmentation: Segmentation; read: BodyLayout }
+  drawn?: Lab[]
 }
 
-function measureWith(input: MeasureInput, stature: 'read' | 'shoulders'): QualityMeasurement {
+function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared: Readings): QualityMeasurement {
   const T = QUALITY_THRESHOLDS
   const { shopper, result } = input
   const issues = new Set<QualityIssue>()
@@ -185,36 +179,22 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders'): Qualit
   }
   below(Math.max(0, -extra), T.aspect)
 
-  const shopperSmall = shrink(shopper, T.side)
+  shared.pictures ??= pictures(input, extra > T.aspect ? expected : undefined)
+  const { shopperSmall, before, after, delta } = shared.pictures
   const { width, height } = shopperSmall
   const n = width * height
-  const cropped = extra > T.aspect ? topRows(result, Math.round(Math.min(result.height, expected))) : result
-  const resultSmall = shrinkTo(cropped, width, height)
-  const before = labImage(shopperSmall.data, n)
-  const after = labImage(resultSmall.data, n)
-  lap('shrink')
-
-  // Per pixel: how far the result moved from the photo (CIE76 first: CIEDE2000 is never over 2.1 times it).
-  const delta = new Float32Array(n)
-  for (let i = 0; i < n; i++) {
-    const dL = before[i * 3] - after[i * 3]
-    const da = before[i * 3 + 1] - after[i * 3 + 1]
-    const db = before[i * 3 + 2] - after[i * 3 + 2]
-    const e76 = Math.sqrt(dL * dL + da * da + db * db)
-    delta[i] = e76 * 2.1 <= T.changed ? e76 : ciede2000(labAt(before, i), labAt(after, i))
-  }
   lap('difference')
 
   // The local engine's silhouette and landmarks (its person-presence test is left out: a remote engine may have dressed
   // a figure that test doubts, and the regions are still best read from its silhouette).
-  const segmentation = segmentForeground(shopperSmall, { backdrop: 'room' })
-  const read = analyseBody(segmentation.mask, segmentation.coverage)
+  shared.silhouette ??= silhouetteOf(shopperSmall)
+  const { segmentation, read } = shared.silhouette
   const person = segmentation.mask.data
   measures.bodyFound = read.found ? 1 : 0
   // No landmarks: the silhouette's own extent stands in for them, when it looks like a standing figure at all.
   const extent = read.found ? read : layoutOfExtent(person, width, height)
-  // A figure the frame cuts (no feet in it) has its height guessed from a crotch or the shoulders by the landmarks,
-  // 0.69 to 1.47 of the truth on the tuning scenes cut at the knees; the head-to-shoulder distance gives 0.93 to 1.11.
+  // A figure the frame cuts (no feet in it) is measured at the height its shoulders give (SHOULDER_SHARE): the frame's
+  // cut misleads the landmarks.
   const byShoulders = read.found && (stature === 'shoulders' || !read.feetVisible)
   const body = extent && byShoulders ? staturedByShoulders(extent) : extent
   const H = body?.figureHeight ?? height
@@ -278,7 +258,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders'): Qualit
 
   lap('head')
   // The product's dominant colours, and which changed pixels of the result show one of them.
-  const drawn = dominantColours(input.product)
+  shared.drawn ??= dominantColours(input.product)
+  const drawn = shared.drawn
   lap('product')
   // The same colours under the photo's light: dimmer (as a dim room or the engine's shading shows them), and with the
   // colour cast of the photo's background (median a*, b*) added.
@@ -543,6 +524,36 @@ function colourOf(changed: Uint8Array, nearest: Float32Array, where: (i: number)
  * (to about twice the size wanted; a 12 MP photo is not read whole), then area-averaged, so the cost is bounded whatever
  * the input size.
  */
+/**
+ * The shopper photo and the result at the measuring size, in L*a*b*, and per pixel how far the result moved from the
+ * photo (CIE76 first: CIEDE2000 is never over 2.1 times it). `keptRows`: the result's rows that show the photo, when
+ * wedding-dress mode added floor below it.
+ */
+function pictures(input: MeasureInput, keptRows: number | undefined): NonNullable<Readings['pictures']> {
+  const T = QUALITY_THRESHOLDS
+  const shopperSmall = shrink(input.shopper, T.side)
+  const { width, height } = shopperSmall
+  const n = width * height
+  const { result } = input
+  const cropped = keptRows === undefined ? result : topRows(result, Math.round(Math.min(result.height, keptRows)))
+  const before = labImage(shopperSmall.data, n)
+  const after = labImage(shrinkTo(cropped, width, height).data, n)
+  const delta = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    const dL = before[i * 3] - after[i * 3]
+    const da = before[i * 3 + 1] - after[i * 3 + 1]
+    const db = before[i * 3 + 2] - after[i * 3 + 2]
+    const e76 = Math.sqrt(dL * dL + da * da + db * db)
+    delta[i] = e76 * 2.1 <= T.changed ? e76 : ciede2000(labAt(before, i), labAt(after, i))
+  }
+  return { shopperSmall, before, after, delta }
+}
+
+function silhouetteOf(shopperSmall: RgbaImage): NonNullable<Readings['silhouette']> {
+  const segmentation = segmentForeground(shopperSmall, { backdrop: 'room' })
+  return { segmentation, read: analyseBody(segmentation.mask, segmentation.coverage) }
+}
+
 function shrink(image: RgbaImage, side: number): RgbaImage {
   const long = Math.max(image.width, image.height)
   if (long <= side) return image

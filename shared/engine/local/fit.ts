@@ -1,6 +1,6 @@
 import type { GarmentCategory } from '../types.ts'
 import type { GarmentCutout } from './garment.ts'
-import type { BodyLayout, RowSpans } from './person.ts'
+import { staturedByShoulders, type BodyLayout, type RowSpans } from './person.ts'
 
 /**
  * Where the garment lands on the output: for each output row in [top, bottom), the garment row to sample and
@@ -168,18 +168,16 @@ function bodiceCentre(garment: GarmentCutout): number {
 }
 
 /**
- * The head-to-shoulder distance as a share of stature (the measured check's, shared/quality/measure.ts), and
- * mid-thigh's height below the top of the head. On the 87 knee-length tuning photos of seeds 1-300 and 3001-3400
- * the stature so read is 0.94-1.10 of the true one (5th-95th percentile) and the shins begin at 0.69-0.72 of it:
- * a hem at 0.62 lands at 0.58-0.68, above the knee.
+ * Mid-thigh's height below the top of the head, as a share of the stature the shoulders give. On the 87 knee-length
+ * tuning photos of seeds 1-300 and 3001-3400 that stature is 0.94-1.10 of the true one (5th-95th percentile) and the
+ * shins begin at 0.69-0.72 of it: a hem at 0.62 lands at 0.58-0.68, above the knee.
  */
-const SHOULDER_SHARE = 0.185
 const MID_THIGH = 0.62
 
 /** Mid-thigh, in output rows, from the head-to-shoulder distance alone. */
 function midThighByShoulders(body: BodyLayout, scale: Scale): number {
-  const stature = Math.max(1, body.shoulderY - body.headTop) / SHOULDER_SHARE
-  return (body.headTop + MID_THIGH * stature) * scale.y
+  const byShoulders = staturedByShoulders(body)
+  return (byShoulders.headTop + MID_THIGH * byShoulders.figureHeight) * scale.y
 }
 
 function clamp(v: number, lo: number, hi: number): number {

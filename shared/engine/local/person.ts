@@ -37,6 +37,8 @@ const WAIST = 0.4
 const HIP = 0.5
 const CROTCH = 0.525
 const ANKLE = 0.955
+/** Where a centred default figure, or one measured by its shoulders, has its knees. */
+const KNEE = 0.72
 
 /**
  * Finds the figure's landmarks from its silhouette; falls back to a centred figure filling the frame (not
@@ -350,6 +352,21 @@ function smoothSpans(spans: RowSpans, radius: number): void {
   }
 }
 
+/**
+ * The top of the head to the top of the shoulders, as a share of a standing adult's height: the median of 233
+ * full-length tuning scenes read by analyseBody (5.40 heights per that distance, 5th to 95th percentile 4.84 to 5.68).
+ * A frame that cuts a figure at the knees does not move it: its landmarks guessed the height at 0.69 to 1.47 of the
+ * truth on the tuning scenes cut at the knees, this distance at 0.93 to 1.11.
+ */
+export const SHOULDER_SHARE = 0.185
+
+/** The layout with its height, and every landmark below the shoulders, taken from the head-to-shoulder distance. */
+export function staturedByShoulders(body: BodyLayout): BodyLayout {
+  const figureHeight = Math.max(1, body.shoulderY - body.headTop) / SHOULDER_SHARE
+  const at = (f: number) => body.headTop + f * figureHeight
+  return { ...body, figureHeight, waistY: at(WAIST), hipY: at(HIP), crotchY: at(CROTCH), kneeY: at(KNEE), ankleY: at(ANKLE), floorY: at(1) }
+}
+
 /** A centred figure filling the frame: the best guess when no silhouette stands out. */
 export function defaultLayout(width: number, height: number): BodyLayout {
   const headTop = 0.04 * height
@@ -373,7 +390,7 @@ export function defaultLayout(width: number, height: number): BodyLayout {
     waistY: at(WAIST),
     hipY: at(HIP),
     crotchY: at(CROTCH),
-    kneeY: at(0.72),
+    kneeY: at(KNEE),
     ankleY: at(ANKLE),
     floorY: at(1),
     figureHeight,
