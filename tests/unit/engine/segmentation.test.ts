@@ -105,7 +105,10 @@ describe('person segmentation', () => {
         const brick = Math.floor((x + (row % 2) * 10) / 20)
         const mortar = y % 9 === 0 || (x + (row % 2) * 10) % 20 === 0
         const tone = mortar ? 1.12 : 0.8 + 0.12 * Math.sin(row * 7.3 + brick * 3.1)
-        image.data.set(wall.map((c) => Math.min(255, Math.round(c * tone))), o)
+        image.data.set(
+          wall.map((c) => Math.min(255, Math.round(c * tone))),
+          o,
+        )
       }
     }
     const first = segmentForeground(image, { backdrop: 'room' })
