@@ -10,9 +10,10 @@
  */
 import type { RgbaImage } from '../images/codecs/raster.ts'
 import { extractGarment } from '../engine/local/garment.ts'
-import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
+import { staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
-import { segmentForeground, type Segmentation } from '../engine/local/segmentation.ts'
+import type { Segmentation } from '../engine/local/segmentation.ts'
+import { readShopper } from '../engine/local/shopper-reading.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -550,8 +551,8 @@ function pictures(input: MeasureInput, keptRows: number | undefined): NonNullabl
 }
 
 function silhouetteOf(shopperSmall: RgbaImage): NonNullable<Readings['silhouette']> {
-  const segmentation = segmentForeground(shopperSmall, { backdrop: 'room' })
-  return { segmentation, read: analyseBody(segmentation.mask, segmentation.coverage) }
+  const { segmentation, silhouette } = readShopper(shopperSmall)
+  return { segmentation, read: silhouette }
 }
 
 function shrink(image: RgbaImage, side: number): RgbaImage {

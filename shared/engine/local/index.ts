@@ -3,10 +3,10 @@ import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from 
 import { compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
-import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
-import { looksLikePerson } from './presence.ts'
+import type { BodyLayout } from './person.ts'
 import { downscaleToFit, resizeArea } from '../../images/resize.ts'
-import { segmentForeground, type Segmentation } from './segmentation.ts'
+import type { Segmentation } from './segmentation.ts'
+import { readShopper } from './shopper-reading.ts'
 import { renderTrain } from './train.ts'
 import { decodeUpright } from '../../images/upright.ts'
 
@@ -115,8 +115,8 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
   const added = Math.max(0, Math.min(person.height - MIN_PERSON_SIDE, Math.round(addedFloorRows)))
   if (added === 0) {
     const small = downscaleToFit(person, ANALYSIS_SIDE)
-    const segmentation = segmentForeground(small, { backdrop: 'room' })
-    return { small, segmentation, body: personIn(small, segmentation) }
+    const { segmentation, body } = readShopper(small)
+    return { small, segmentation, body }
   }
   const photo: RgbaImage = {
     width: person.width,
@@ -124,19 +124,12 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
     data: person.data.subarray(0, person.width * (person.height - added) * 4),
   }
   const smallPhoto = downscaleToFit(photo, ANALYSIS_SIDE)
-  const segmentation = segmentForeground(smallPhoto, { backdrop: 'room' })
-  const body = personIn(smallPhoto, segmentation)
+  const { segmentation, body } = readShopper(smallPhoto)
   const height = Math.max(smallPhoto.height, Math.round((person.height * smallPhoto.height) / photo.height))
   const small = smallPhoto.width === person.width && height === person.height ? person : resizeArea(person, smallPhoto.width, height)
   const mask = new Uint8Array(smallPhoto.width * height)
   mask.set(segmentation.mask.data)
   return { small, segmentation: { ...segmentation, mask: { width: smallPhoto.width, height, data: mask } }, body }
-}
-
-/** The body in the photo, or the centred default (not `found`) when the figure is no person (shared/engine/local/presence.ts). */
-function personIn(photo: RgbaImage, segmentation: Segmentation): BodyLayout {
-  const body = analyseBody(segmentation.mask, segmentation.coverage)
-  return body.found && !looksLikePerson(photo, segmentation.mask, body) ? defaultLayout(photo.width, photo.height) : body
 }
 
 /** The floor rows the pre-treatment added to an input photo, in rows of its decoded copy of `height` rows. */

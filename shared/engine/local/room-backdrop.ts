@@ -1,4 +1,5 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { clearWallColours } from './textured-wall.ts'
 
 /** How far each pixel is from the backdrop behind it, and from how far on a row counts as subject. */
 export interface BackdropDistance {
@@ -7,6 +8,8 @@ export interface BackdropDistance {
   threshold: Float32Array
   /** Typical deviation of the backdrop from its model (median over the rows). */
   noise: number
+  /** Whether pixels of a textured wall's tones were taken as wall (asked for, and the wall is one: textured-wall.ts). */
+  wallCleared: boolean
 }
 
 /**
@@ -16,12 +19,13 @@ export interface BackdropDistance {
  * by row from the frame's left and right edges, joined by a straight line across the row and bent by the
  * vignette measured along the top of the frame. Rows are blurred first, so thin texture across them (tile
  * grout, plank seams, marble veins, JPEG noise) does not read as a subject; how much the backdrop varies
- * along each row sets how far a pixel must differ to be the subject.
+ * along each row sets how far a pixel must differ to be the subject. With `wallColours`, a wall too textured for
+ * any row model (bricks) is also cleared by its tones (textured-wall.ts).
  */
 const MIN_THRESHOLD = 16
 const MAX_THRESHOLD = 40
 
-export function roomBackdropDistance(image: RgbaImage): BackdropDistance {
+export function roomBackdropDistance(image: RgbaImage, wallColours = false): BackdropDistance {
   const { width, height } = image
   const radius = Math.max(1, Math.round(Math.min(width, height) / 150))
   const blurred = rowBlur(image, radius)
@@ -75,13 +79,17 @@ export function roomBackdropDistance(image: RgbaImage): BackdropDistance {
   const rowNoise = runningMedian(residual, window)
   const spread = runningMedian(rowSpread, window)
   const threshold = new Float32Array(height)
+  const textured = new Uint8Array(height)
   for (let y = 0; y < height; y++) {
     const noise = Math.max(1.5, rowNoise[y] * 1.4826)
+    const wanted = Math.max(MIN_THRESHOLD, noise * 3.5, spread[y] * 1.4826 * 2.5)
     // Capped: past it, texture so strong would also swallow legs and shoes of the floor's own tones.
-    threshold[y] = Math.min(MAX_THRESHOLD, Math.max(MIN_THRESHOLD, noise * 3.5, spread[y] * 1.4826 * 2.5))
+    threshold[y] = Math.min(MAX_THRESHOLD, wanted)
+    textured[y] = wanted > MAX_THRESHOLD ? 1 : 0
   }
+  const wallCleared = wallColours && clearWallColours(image, blurred, radius, strip, Math.min(floorFrom, height), textured, distance)
   const sorted = Float32Array.from(rowNoise).sort()
-  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826) }
+  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826), wallCleared }
 }
 
 /**

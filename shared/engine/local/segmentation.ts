@@ -40,6 +40,8 @@ export interface Segmentation {
   coverage: number
   /** Typical deviation of the backdrop from its model: large values mean a busy background. */
   backgroundNoise: number
+  /** A room's textured wall was cleared by its tones (SegmentOptions.wallColours, and the wall is one). */
+  wallColoursCleared?: boolean
 }
 
 /**
@@ -76,6 +78,12 @@ export interface SegmentOptions {
    * only variation is sensor noise. The mask is shrunk back by the radius afterwards.
    */
   smoothRadius?: number
+  /**
+   * Room: a wall too textured for the row model (bricks of different tones, mortar) is also cleared by the tones it
+   * shows along the frame's top and sides (textured-wall.ts). Garments of the wall's tones go with it, so this is a
+   * second reading, for a figure the first one did not find.
+   */
+  wallColours?: boolean
 }
 
 /**
@@ -88,16 +96,18 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   let distance: Float32Array = new Float32Array(n)
   let threshold: number | Float32Array
   let backgroundNoise = 0
+  let wallColoursCleared = false
   /** Pixels the averaging spread the subject by, taken off again after the fill. */
   let spread = 0
   if (hasTransparentBorder(image)) {
     for (let i = 0; i < n; i++) distance[i] = data[i * 4 + 3]
     threshold = 128
   } else if (options.backdrop === 'room') {
-    const room = roomBackdropDistance(image)
+    const room = roomBackdropDistance(image, options.wallColours)
     distance = room.distance
     threshold = room.threshold
     backgroundNoise = room.noise
+    wallColoursCleared = room.wallCleared
   } else {
     const model = fitBackground(image, borderSamples(width, height))
     // Planks or a weave no smooth surface follows, whose colours repeat along the border: a pixel of a colour the
@@ -133,7 +143,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
-  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise }
+  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise, wallColoursCleared }
 }
 
 /** Per pixel, the RGB distance from a studio backdrop model (a quadratic surface per channel). */

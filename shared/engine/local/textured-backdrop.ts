@@ -39,6 +39,22 @@ export function nearBorderColours(image: RgbaImage, reach: number): BorderColour
   return { distance, repeat: repeated / Math.max(1, border.length >> 1) }
 }
 
+/**
+ * A lookup of the colours within `reach` RGB levels of the given ones (RGB triples, any scale of 0..255 floats):
+ * whether a colour is one a surface shows, on the same 4-level grid as nearBorderColours.
+ */
+export function coloursNear(rgb: ArrayLike<number>, reach: number): (r: number, g: number, b: number) => boolean {
+  const cells: number[] = []
+  for (let k = 0; k + 2 < rgb.length; k += 3) cells.push(cellOfRgb(rgb[k], rgb[k + 1], rgb[k + 2]))
+  const near = cellsNear(cells, ballOffsets(reach / CELL))
+  return (r, g, b) => near[cellOfRgb(r, g, b)] === 1
+}
+
+function cellOfRgb(r: number, g: number, b: number): number {
+  const cell = (v: number) => Math.min(CELLS - 1, Math.max(0, (v / CELL) | 0))
+  return cell(r) * CELLS * CELLS + cell(g) * CELLS + cell(b)
+}
+
 /** The grid offsets (r, g, b cells) within `radius` cells of a cell, as [dr, dg, db] triples. */
 function ballOffsets(radius: number): number[] {
   const r = Math.floor(radius)

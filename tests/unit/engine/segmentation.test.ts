@@ -93,6 +93,33 @@ describe('person segmentation', () => {
     expect(subjectShare(segmentForeground(aside, { backdrop: 'room' }).mask, rug)).toBe(0)
   })
 
+  it('clears a brick wall by its tones on a second reading, keeping the figure in front of it', () => {
+    const wall: [number, number, number] = [196, 200, 202]
+    const { image, geometry } = drawShopper({ width: 214, height: 320, background: wall, shirtColor: [150, 40, 60] })
+    // Bricks 9 px high and 20 wide, each of its own tone, a 1 px line of lighter mortar between them.
+    for (let y = 0; y < image.height; y++) {
+      const row = Math.floor(y / 9)
+      for (let x = 0; x < image.width; x++) {
+        const o = (y * image.width + x) * 4
+        if (image.data[o] !== wall[0] || image.data[o + 1] !== wall[1] || image.data[o + 2] !== wall[2]) continue
+        const brick = Math.floor((x + (row % 2) * 10) / 20)
+        const mortar = y % 9 === 0 || (x + (row % 2) * 10) % 20 === 0
+        const tone = mortar ? 1.12 : 0.8 + 0.12 * Math.sin(row * 7.3 + brick * 3.1)
+        image.data.set(
+          wall.map((c) => Math.min(255, Math.round(c * tone))),
+          o,
+        )
+      }
+    }
+    const first = segmentForeground(image, { backdrop: 'room' })
+    const second = segmentForeground(image, { backdrop: 'room', wallColours: true })
+    expect(first.wallColoursCleared).toBe(false)
+    expect(second.wallColoursCleared).toBe(true)
+    expect(subjectShare(second.mask, geometry.torso)).toBeGreaterThan(0.95)
+    for (const box of geometry.shins) expect(subjectShare(second.mask, box)).toBeGreaterThan(0.95)
+    for (const box of geometry.background) expect(subjectShare(second.mask, box)).toBe(0)
+  })
+
   it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
     const { image, geometry } = drawShopper({ width: 200, height: 300 })
     const [x0, y0] = geometry.background[2].map(Math.ceil)
