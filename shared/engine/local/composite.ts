@@ -1,6 +1,8 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
+import type { GarmentCategory } from '../types.ts'
 import type { Scale, Placement } from './fit.ts'
 import type { GarmentCutout } from './garment.ts'
+import type { BodyLayout } from './person.ts'
 import type { Mask } from './segmentation.ts'
 
 /** Multiplicative shading from the person photo, on a half-resolution grid over the garment's area. */
@@ -10,6 +12,58 @@ interface ShadingMap {
   width: number
   height: number
   factor: Float32Array
+}
+
+/**
+ * The air between the torso and an arm held out from it, row by row from the shoulders: four analysis-image x per row
+ * (left air from, to; right air from, to; ends exclusive, from >= to where there is none).
+ */
+export interface ArmAir {
+  firstRow: number
+  spans: Float32Array
+}
+
+/** Air a garment keeps off, as a share of the figure's height, next to the torso and the arm: a seam's give. */
+const AIR_MARGIN = 0.01
+/** An arm further than this share of the figure's height from the torso is not looked for. */
+const ARM_REACH = 0.3
+
+/**
+ * Where a garment must not be drawn: in the air under an arm held out from the body, down to the hips (a dress: the
+ * waist, below which its skirt stands out; trousers: nowhere). A sleeve fitted to the arm's reach spans that air, and
+ * a T-shirt on an arms-out pose hung its sleeves straight down into it, pasted on to the eye (tuning soft 51, photo
+ * 182). A row has such air where the silhouette shows again beyond the torso's span, further out on the same side.
+ */
+export function airUnderArms(mask: Mask, body: BodyLayout, category: GarmentCategory): ArmAir {
+  const H = body.figureHeight
+  const firstRow = Math.max(0, Math.ceil(body.shoulderY))
+  const end = category === 'bottom' ? firstRow : Math.min(mask.height, Math.floor(category === 'dress' ? body.waistY : body.hipY))
+  const spans = new Float32Array(Math.max(0, end - firstRow) * 4)
+  const margin = AIR_MARGIN * H
+  const reach = ARM_REACH * H
+  const { width, data } = mask
+  for (let y = firstRow; y < end; y++) {
+    const left = body.torso.left[y]
+    const right = body.torso.right[y]
+    if (Number.isNaN(left) || Number.isNaN(right)) continue
+    const row = y * width
+    for (const [edge, step, at] of [
+      [Math.floor(left), -1, 0],
+      [Math.ceil(right), 1, 2],
+    ] as const) {
+      // Out through the torso's own pixels past its span, then across the air to the arm, if one is within reach.
+      let x = edge
+      while (x >= 0 && x < width && data[row + x]) x += step
+      const airStart = x
+      while (x >= 0 && x < width && Math.abs(x - edge) < reach && !data[row + x]) x += step
+      if (x < 0 || x >= width || !data[row + x]) continue
+      const near = step < 0 ? x + 1 + margin : airStart + margin
+      const far = step < 0 ? airStart + 1 - margin : x - margin
+      spans[(y - firstRow) * 4 + at] = near
+      spans[(y - firstRow) * 4 + at + 1] = far
+    }
+  }
+  return { firstRow, spans }
 }
 
 /**
@@ -24,6 +78,7 @@ export function compositeGarment(
   garment: GarmentCutout,
   placement: Placement,
   figureHeight: number,
+  air?: ArmAir,
 ): RgbaImage {
   const { width, height } = person
   const out = person.data
@@ -60,6 +115,13 @@ export function compositeGarment(
     const shadingRow = Math.min(shading.height - 1, (y - shading.y0) >> 1) * shading.width
     // A skirt hangs free below the hips: the legs' outline must not show through it.
     const bodyShading = 1 - Math.min(1, Math.max(0, (y - placement.hangsFreeBelow) / (figureHeight * 0.05)))
+    // The air under a raised arm on this row, in output x.
+    const airRow = air ? Math.floor((y + 0.5) / maskScale.y) - air.firstRow : -1
+    const hasAir = air !== undefined && airRow >= 0 && airRow * 4 < air.spans.length
+    const airLeftFrom = hasAir ? air.spans[airRow * 4] * maskScale.x : 0
+    const airLeftTo = hasAir ? air.spans[airRow * 4 + 1] * maskScale.x : 0
+    const airRightFrom = hasAir ? air.spans[airRow * 4 + 2] * maskScale.x : 0
+    const airRightTo = hasAir ? air.spans[airRow * 4 + 3] * maskScale.x : 0
     for (let segment = 0; segment < 3; segment++) {
       const xa = placement.outputX[i * 4 + segment]
       const xb = placement.outputX[i * 4 + segment + 1]
@@ -69,6 +131,7 @@ export function compositeGarment(
       const from = Math.max(0, Math.ceil(xa - 0.5))
       const to = Math.min(width, Math.ceil(xb - 0.5))
       for (let x = from; x < to; x++) {
+        if ((x >= airLeftFrom && x < airLeftTo) || (x >= airRightFrom && x < airRightTo)) continue
         const gx = ga + (x + 0.5 - xa) * slope - 0.5
         if (gx <= -1 || gx >= gw) continue
         const gx0 = Math.floor(gx)

@@ -1,6 +1,6 @@
 import type { EngineOutcome, GarmentCategory, GeneratedImage, InputImage, NoImageOutcome, TryOnEngine, TryOnRequest } from '../types.ts'
 import { encodeJpeg, ImageDecodeError, type DecodeBudget, type RgbaImage } from '../../images/codecs/index.ts'
-import { compositeGarment } from './composite.ts'
+import { airUnderArms, compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
 import type { BodyLayout } from './person.ts'
@@ -84,7 +84,8 @@ async function tryOn(request: TryOnRequest, maxOutputSide: number, jpegQuality: 
   const placement = fitGarment(garment, category, body, scale)
   if (await aborted()) return abortedOutcome
 
-  const dressed = compositeGarment(person, segmentation.mask, scale, garment, placement, body.figureHeight * scale.y)
+  const air = airUnderArms(segmentation.mask, body, category)
+  const dressed = compositeGarment(person, segmentation.mask, scale, garment, placement, body.figureHeight * scale.y, air)
   // A train lies on the floor past the feet: without both in the photo there is nowhere to draw it.
   if (request.train && category === 'dress' && body.feetVisible) {
     const footing = { ankleY: body.ankleY * scale.y, floorY: body.floorY * scale.y, figureHeight: body.figureHeight * scale.y }
