@@ -690,6 +690,9 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
   const to = Math.min(height, Math.floor(body.headTop + 0.5 * H))
   if (to <= from) return person
   const solid = Uint8Array.from(person)
+  // Rows of the torso where nothing came out at all (the top's shoulders and sleeves of the backdrop's white, the arms
+  // showing only below the sleeves) take the span of the first row below them that shows the arms.
+  let emptyFrom = from
   for (let y = from; y < to; y++) {
     let left = -1
     let right = -1
@@ -698,8 +701,11 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
       if (left < 0) left = x
       right = x
     }
-    if (left < 0 || right - left > 0.35 * H) continue
-    solid.fill(1, y * width + left, y * width + right + 1)
+    if (left < 0) continue
+    const fillFrom = emptyFrom
+    emptyFrom = y + 1
+    if (right - left > 0.35 * H) continue
+    for (let k = fillFrom; k <= y; k++) solid.fill(1, k * width + left, k * width + right + 1)
   }
   return solid
 }

@@ -102,11 +102,20 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     ? headlessShoulders(smooth, top, bottom, feetVisible)
     : findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
   if (!shoulders) return defaultLayout(width, height)
-  const { shoulderStart, neckY, headWidth } = shoulders
+  let { shoulderStart, neckY } = shoulders
+  const { headWidth } = shoulders
   top = shoulders.headTop ?? top
   let shoulderWidth = 0
   for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++)
     shoulderWidth = Math.max(shoulderWidth, smooth[y])
+  const hidden = headless ? undefined : hiddenTorsoShoulders(smooth, top, neckY, shoulderStart, feetVisible ? bottom - top : undefined)
+  if (hidden) {
+    // The arms hang from the shoulders' outer edges: the span across their tops is the shoulders'.
+    shoulderWidth = smooth[shoulderStart]
+    shoulderStart = hidden
+    // As for a head placed above headless shoulders: the neck's base a little above them.
+    neckY = Math.min(neckY, Math.round(hidden - 0.03 * (bottom - top)))
+  }
   if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
 
   const fromShoulders = (shoulderStart - top) / SHOULDER
@@ -226,7 +235,9 @@ function median3(values: Float32Array): Float32Array {
 /**
  * Walks down the central width profile: the crown of the head gives the head's width (hair included); the
  * shoulders are the first rows well below it that are clearly wider and stay so. Hair falling past the
- * shoulders, a neck hidden by it or a raised collar do not hide the jump from head to shoulders.
+ * shoulders, a neck hidden by it or a raised collar do not hide the jump from head to shoulders. Curly or loose
+ * hair can make the head nearly as wide as a slim figure's shoulders: when no such jump shows in the top third of
+ * the figure, the jump from a bare neck below the head is taken instead.
  */
 function findShoulders(width: Float32Array, top: number, bottom: number, stature: number | undefined) {
   const span = stature ?? (bottom - top) / 0.45
@@ -236,19 +247,64 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
   const from = top + Math.max(1, Math.round(0.08 * span))
   const to = Math.min(bottom, top + Math.round(0.32 * span))
   const hold = Math.max(2, Math.round(0.03 * span))
-  let firstWide = -1
-  for (let y = from; y <= to; y++) {
-    if (width[y] < 1.6 * headWidth) continue
-    if (firstWide < 0) firstWide = y
-    let held = true
-    for (let k = 1; k <= hold && y + k <= bottom; k++) if (width[y + k] < 1.45 * headWidth) held = false
-    if (!held) continue
-    // The neck is above the first row as wide as shoulders, even one a gap in the clothes cuts off below.
-    let neckY = firstWide
-    for (let k = top + Math.round(0.5 * headWidth); k < firstWide; k++) if (width[k] < width[neckY]) neckY = k
-    return { shoulderStart: y, neckY, headWidth, headTop: undefined as number | undefined }
+  const walk = (wide: (y: number) => boolean, held: (y: number) => boolean) => {
+    let firstWide = -1
+    for (let y = from; y <= to; y++) {
+      if (!wide(y)) continue
+      if (firstWide < 0) firstWide = y
+      let stays = true
+      for (let k = 1; k <= hold && y + k <= bottom; k++) if (!held(y + k)) stays = false
+      if (!stays) continue
+      // The neck is above the first row as wide as shoulders, even one a gap in the clothes cuts off below.
+      let neckY = firstWide
+      for (let k = top + Math.round(0.5 * headWidth); k < firstWide; k++) if (width[k] < width[neckY]) neckY = k
+      return { shoulderStart: y, neckY, headWidth, headTop: undefined as number | undefined }
+    }
+    return null
   }
-  return null
+  const byHead = walk(
+    (y) => width[y] >= 1.6 * headWidth,
+    (y) => width[y] >= 1.45 * headWidth,
+  )
+  // A standing figure's shoulders are within its top 0.3 (readBody's test): lower, the head's width hid them.
+  if (byHead && (stature === undefined || byHead.shoulderStart - top <= 0.3 * stature)) return byHead
+  const neck = visibleNeck(width, top + Math.round(0.5 * headWidth), Math.min(to, top + Math.round(0.2 * span)), headWidth)
+  if (!neck) return byHead
+  const byNeck = walk(
+    (y) => y > neck.y && width[y] >= Math.max(NECK_TO_SHOULDERS * neck.width, 1.15 * headWidth),
+    (y) => width[y] >= 1.1 * headWidth,
+  )
+  return byNeck ?? byHead
+}
+
+/** How far below where a standing figure's shoulders are the first wide rows under a hidden torso lie, at least. */
+const HIDDEN_TORSO_LOWER = 1.2
+
+/**
+ * A torso of the backdrop's own colour (a white top on a white sweep, clipped to the same white) leaves empty rows
+ * between the neck and the first wide rows, which are then the tops of the arms beside it, or the hips, well below where
+ * a standing figure's shoulders are. The row where its proportions put them (SHOULDER_SHARE of the stature below the
+ * top of the head); undefined when the torso is not hidden, or the feet are not in the photo to give the stature.
+ */
+function hiddenTorsoShoulders(width: Float32Array, top: number, neckY: number, found: number, stature: number | undefined) {
+  if (stature === undefined) return undefined
+  let empty = false
+  for (let y = neckY; y < found && !empty; y++) empty = width[y] === 0
+  const shoulders = top + SHOULDER_SHARE * stature
+  return empty && found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
+}
+
+/** How much wider than a bare neck the shoulders below it are at least: 2.7 times for a slim figure (tuning soft 31). */
+const NECK_TO_SHOULDERS = 2.4
+
+/**
+ * The narrowest row below the head, when it is a bare neck (well under the head's width): a head made wide by curly or
+ * loose hair is as wide as a slim figure's shoulders, but its neck is not.
+ */
+function visibleNeck(width: Float32Array, from: number, to: number, headWidth: number): { y: number; width: number } | undefined {
+  let best = -1
+  for (let y = from; y <= to; y++) if (width[y] > 0 && (best < 0 || width[y] < width[best])) best = y
+  return best >= 0 && width[best] <= 0.6 * headWidth ? { y: best, width: width[best] } : undefined
 }
 
 /**

@@ -7,8 +7,11 @@ import type { Mask } from './segmentation.ts'
  * illustration's dark face with its eyes and outline in the window; empty scenes that pass the rest: 0.5.
  */
 const MIN_FACE_SKIN = 0.6
-/** A head beside the shoulders: 0.33–0.56 of their width on generated people; a bottle's cap or a lamp's shade is not. */
-const HEAD_TO_SHOULDERS: [number, number] = [0.25, 0.65]
+/**
+ * A head beside the shoulders: 0.33–0.56 of their width on generated people, 0.69 for curly hair over a slim figure's
+ * bare shoulders; a bottle's cap or a lamp's shade is not.
+ */
+const HEAD_TO_SHOULDERS: [number, number] = [0.25, 0.72]
 /** Share of the body below the shoulders of the face's colour past which it is one object (a vase, a dress form). */
 const MAX_FACE_COLOURED_BODY = 0.8
 /** L1 distance in RGB within which a body pixel counts as the face's colour. */
@@ -65,7 +68,10 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       if (light?.kind === 'dim') {
         const [lr, lg, lb] = meanAround(image, x, y, light.gains)
         if (isSkin(lr, lg, lb)) litSkin++
-      } else if (light?.kind === 'high-key' && isPushedPaleSkin(r, g, b)) litSkin++
+      } else if (light?.kind === 'high-key') {
+        const burnt = Math.min(r, g, b) >= BURNT_OUT && mask.data[y * width + x] === 1
+        if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
+      }
     }
   }
   if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
@@ -124,6 +130,12 @@ const LIT_BACKDROP = 128
 /** Share of the backdrop's colour cast taken off (a geometric mean between none and all): walls have colours of their own. */
 const CAST_REMOVED = 0.5
 
+/**
+ * In a high-key photo, a face pixel this bright in every channel is skin the light burnt out to white: inside the
+ * silhouette (framed by hair, jaw and neck), not the sweep, which the mask leaves out.
+ */
+const BURNT_OUT = 240
+
 /** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
 const HIGH_KEY_BACKDROP = 225
 
@@ -167,7 +179,7 @@ function frameLight(image: RgbaImage, mask: Mask): FrameLight | undefined {
  */
 function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
-  return sum > 450 && r - g >= 8 && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+  return sum > 450 && r - g >= 6 && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */

@@ -562,6 +562,8 @@ function largestComponent(mask: Uint8Array, width: number, height: number): Uint
 
 /** Smallest share of the largest part that another part of the same figure has (a leg, a head). */
 const FIGURE_PART = 0.02
+/** Share of an arm's rows level with a gap between the head and the legs, at least. */
+const ARM_IN_GAP = 0.2
 
 /**
  * The standing figure in a room photo: its largest part, and the parts straight above or below it. Clothes
@@ -587,6 +589,39 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
     // Wider than the figure: only the shoes on the shadow pooled under them, low and flat, below it all.
     return part.y0 > main.y1 && 3 * (part.y1 - part.y0) < part.x1 - part.x0
   })
+  keepArmsBesideGap(parts, keep, labels, main, width, height)
   for (let i = 0; i < mask.length; i++) out[i] = keep[labels[i]] ? 1 : 0
   return out
+}
+
+/**
+ * A torso of the wall's own colour (a white top against a white sweep in a high-key photo, clipped to the same white)
+ * leaves a gap of empty rows between the head and the legs, and the arms hanging beside it are parts of their own,
+ * wider of the centre than the legs. A narrow upright part clear of the frame's sides, level with that gap and within
+ * reach of the figure, is an arm. A figure that came out whole has no such gap, so nothing beside it is taken in.
+ */
+function keepArmsBesideGap(parts: Component[], keep: boolean[], labels: Int32Array, main: Component, width: number, height: number): void {
+  const mainWidth = main.x1 - main.x0
+  const centre = (main.x0 + main.x1) / 2
+  // Rows with figure in the middle third of the largest part: an arm joined to the legs by its hand is beside the gap.
+  const kept = new Uint8Array(height)
+  for (let y = 0; y < height; y++) {
+    for (let x = Math.round(centre - mainWidth / 6), i = y * width + x; x <= centre + mainWidth / 6; x++, i++) {
+      if (labels[i] > 0 && keep[labels[i]]) {
+        kept[y] = 1
+        break
+      }
+    }
+  }
+  const top = kept.indexOf(1)
+  const bottom = kept.lastIndexOf(1)
+  parts.forEach((part, k) => {
+    if (k === 0 || keep[k] || part.size < FIGURE_PART * main.size) return
+    const partWidth = part.x1 - part.x0
+    if (part.x0 === 0 || part.x1 === width || partWidth > mainWidth || part.y1 - part.y0 < partWidth) return
+    if (Math.abs((part.x0 + part.x1) / 2 - centre) > 1.5 * Math.max(mainWidth, partWidth)) return
+    let gap = 0
+    for (let y = Math.max(part.y0, top); y < Math.min(part.y1, bottom); y++) gap += kept[y] ? 0 : 1
+    keep[k] = gap >= Math.max(3, ARM_IN_GAP * (part.y1 - part.y0))
+  })
 }

@@ -83,6 +83,19 @@ describe('body landmarks of a silhouette with parts the colour of the wall', () 
       expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.035)
   })
 
+  it('places the shoulders from the head and the feet when the whole top and its sleeves did not come out', () => {
+    // A white top on a white sweep, clipped to the same white: from the neck's base down, only the forearms below the
+    // sleeves show beside the torso, and the first wide rows are their tops, well below the shoulders.
+    const { body, drawn } = silhouetteWithout((x, y, d) => {
+      const top = y > d.shoulderY - 0.02 * d.figureHeight && y < d.hipY
+      return top && (y < d.shoulderY + 0.1 * d.figureHeight || Math.abs(x - d.centreX) < d.shoulderHalfWidth * 0.85)
+    })
+    expect(body.found).toBe(true)
+    for (const landmark of ['headTop', 'shoulderY', 'centreX'] as Landmark[])
+      expect(offBy(body, drawn, landmark), landmark).toBeLessThan(0.02)
+    expect(body.neckY).toBeLessThan(body.shoulderY)
+  })
+
   it('finds the neck above the top of the shoulders when a gap in the clothes cuts that band off from the torso', () => {
     // Puffed sleeves or a striped top: the shoulders' first rows come out, then a band of the wall's colour below them
     // leaves only the neck's width at the centre, then the torso. The neck is above the first band, not in the gap.

@@ -120,6 +120,36 @@ describe('person segmentation', () => {
     for (const box of geometry.background) expect(subjectShare(second.mask, box)).toBe(0)
   })
 
+  it('keeps the arms beside a top the white of the sweep, and nothing beside a figure that came out whole', () => {
+    const sweep: [number, number, number] = [250, 250, 250]
+    const { image, geometry: d } = drawShopper({ width: 214, height: 320, background: sweep })
+    const H = d.figureHeight
+    // A white top and white shorts clipped to the sweep: from the neck's base to the thighs only the arms below the
+    // sleeves show, apart from the legs.
+    const beside = (x: number, y: number) => y > d.shoulderY + 0.1 * H && Math.abs(x - d.centreX) > 0.9 * d.shoulderHalfWidth
+    for (let y = Math.round(d.shoulderY - 0.02 * H); y < Math.round(d.crotchY + 0.05 * H); y++)
+      for (let x = 0; x < image.width; x++) if (!beside(x, y)) image.data.set(sweep, (y * image.width + x) * 4)
+    // No shadow spreading past the feet to join the arms' columns to the legs.
+    for (let y = Math.round(d.ankleY); y < image.height; y++)
+      for (let x = 0; x < image.width; x++) if (Math.abs(x - d.centreX) > 0.1 * H) image.data.set(sweep, (y * image.width + x) * 4)
+    const armRows = (mask: Mask) => {
+      let rows = 0
+      for (let y = Math.round(d.shoulderY + 0.12 * H); y < Math.round(d.hipY); y++) {
+        let arm = false
+        for (let x = 0; x < mask.width; x++) arm ||= beside(x, y) && mask.data[y * mask.width + x] === 1
+        rows += arm ? 1 : 0
+      }
+      return rows / (Math.round(d.hipY) - Math.round(d.shoulderY + 0.12 * H))
+    }
+    expect(armRows(segmentForeground(image, { backdrop: 'room' }).mask)).toBeGreaterThan(0.8)
+    // A blob beside a whole figure is not an arm.
+    const { image: whole } = drawShopper({ width: 214, height: 320, background: sweep })
+    const [x0, y0] = [Math.round(d.centreX + 2 * d.shoulderHalfWidth), Math.round(d.waistY)]
+    for (let y = y0; y < y0 + 0.15 * H; y++) for (let x = x0; x < x0 + 6; x++) whole.data.set([40, 40, 40], (y * whole.width + x) * 4)
+    const { mask } = segmentForeground(whole, { backdrop: 'room' })
+    expect(subjectShare(mask, [x0, y0, x0 + 6, y0 + 0.15 * H])).toBe(0)
+  })
+
   it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
     const { image, geometry } = drawShopper({ width: 200, height: 300 })
     const [x0, y0] = geometry.background[2].map(Math.ceil)
