@@ -37,12 +37,6 @@ const WAIST = 0.4
 const HIP = 0.5
 const CROTCH = 0.525
 const ANKLE = 0.955
-/**
- * How far down from the top of the head the gap between the legs is looked for, as a share of the stature. Legs drawn
- * together part only towards the knees: on the tuning seeds 1-300 every gap first found past 0.6 of the height (25
- * figures, 0.62-0.75) was the knees, the crotch being at 0.45-0.5; the true crotches read at 0.54 or less.
- */
-const CROTCH_SEARCH = 0.6
 /** Where a centred default figure, or one measured by its shoulders, has its knees. */
 const KNEE = 0.72
 
@@ -119,7 +113,7 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   const guess = feetVisible ? bottom - top : fromShoulders
   // A standing figure is tall: its head and shoulders sit in the top fifth, not halfway down a wide blob.
   if (feetVisible && (shoulderStart - top > 0.3 * guess || shoulderStart - top < 0.08 * guess)) return defaultLayout(width, height)
-  const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + CROTCH_SEARCH * guess))
+  const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + 0.75 * guess))
   const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : fromShoulders
   const at = (f: number) => top + f * figureHeight
   const floorY = at(1)
