@@ -194,8 +194,8 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
   const window = Math.max(2, Math.round(height * EDGE_OBJECT))
   const trend = runningMedianRgb(edge, height, window)
   const otherTrend = runningMedianRgb(other, height, window)
-  const off = (a: Float32Array, b: Float32Array, y: number) =>
-    Math.abs(a[y * 3] - b[y * 3]) + Math.abs(a[y * 3 + 1] - b[y * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[y * 3 + 2])
+  const off = (a: Float32Array, b: Float32Array, y: number, z = y) =>
+    Math.abs(a[y * 3] - b[z * 3]) + Math.abs(a[y * 3 + 1] - b[z * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[z * 3 + 2])
   const margin = EDGE_OBJECT_MARGIN
   for (let y = 0; y < height; y++) {
     if (off(edge, trend, y) <= 15) continue
@@ -212,7 +212,7 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
     contrast.sort((a, b) => a - b)
     const strength = contrast[contrast.length >> 1]
     const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST
-    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && wallReturns(edge, trend, y, end, above, below)) {
+    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && off(trend, trend, above, below) <= 15) {
       for (let k = above + 1; k < below; k++) {
         const t = (k - above) / (below - above)
         for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
@@ -220,25 +220,6 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
     }
     y = end
   }
-}
-
-/**
- * Whether the wall above an edge band [from, to] comes back below it: the two are alike next to how far the band is from
- * either. A lamp lights the wall under its shade more than above it (dim 3184: 28 apart, the shade 490 from both); a
- * cabinet's lower rows lie between the cabinet and the floor.
- */
-function wallReturns(edge: Float32Array, trend: Float32Array, from: number, to: number, above: number, below: number): boolean {
-  const band = [0, 0, 0]
-  for (let y = from; y <= to; y++) for (let c = 0; c < 3; c++) band[c] += edge[y * 3 + c] / (to - from + 1)
-  let apart = 0
-  let fromAbove = 0
-  let fromBelow = 0
-  for (let c = 0; c < 3; c++) {
-    apart += Math.abs(trend[above * 3 + c] - trend[below * 3 + c])
-    fromAbove += Math.abs(band[c] - trend[above * 3 + c])
-    fromBelow += Math.abs(band[c] - trend[below * 3 + c])
-  }
-  return apart <= Math.max(15, 0.25 * Math.min(fromAbove, fromBelow))
 }
 
 /**
