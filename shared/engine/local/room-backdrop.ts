@@ -32,6 +32,8 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
+  replaceEdgeObjects(left, right, height)
+  replaceEdgeObjects(right, left, height)
   keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
@@ -173,6 +175,58 @@ function keepFullWidthBands(left: Float32Array, right: Float32Array, height: num
     if (leftOff && rightOff) continue
     if (leftOff) left.set(smoothLeft.subarray(y * 3, y * 3 + 3), y * 3)
     if (rightOff) right.set(smoothRight.subarray(y * 3, y * 3 + 3), y * 3)
+  }
+}
+
+/** The tallest object at one edge taken out of the backdrop's edge colours, as a share of the height. */
+const EDGE_OBJECT = 0.1
+/** The shortest such object, as a share of the height: a row or two off the trend is noise or texture. */
+const EDGE_OBJECT_MIN = 0.02
+/**
+ * How far (summed over RGB) such an object's colour is from the wall's, at least: a lamp's shade 480-550 on dim 69,
+ * 114, 199, 214; bricks' and grout's bands at an edge 30-73 (photo 122), which the straight line across copes with.
+ */
+const EDGE_OBJECT_CONTRAST = 100
+/** Rows next to such an object the wall is read from (and taken out with it: its soft outline, the row blur). */
+const EDGE_OBJECT_MARGIN = 2
+
+/**
+ * An object at one edge on a few rows, with the same wall above and below it (a lamp's shade, a picture's frame, a
+ * hand reaching the frame), is not the backdrop of its rows: the straight line from it to the other edge would be
+ * wrong all across them, and the wall there would read as subject from the object to the figure. Its rows take the
+ * wall's colour from above and below it. A lamp's shade is 6% of the height (dim 69, 214), taller than the trend
+ * window keepFullWidthBands uses; a band the other edge shows too is the room (a shelf), and one that does not end in
+ * the colour it began with is a change of backdrop (a cabinet down to the floor).
+ */
+function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): void {
+  const window = Math.max(2, Math.round(height * EDGE_OBJECT))
+  const trend = runningMedianRgb(edge, height, window)
+  const otherTrend = runningMedianRgb(other, height, window)
+  const off = (a: Float32Array, b: Float32Array, y: number, z = y) =>
+    Math.abs(a[y * 3] - b[z * 3]) + Math.abs(a[y * 3 + 1] - b[z * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[z * 3 + 2])
+  const margin = EDGE_OBJECT_MARGIN
+  for (let y = 0; y < height; y++) {
+    if (off(edge, trend, y) <= 15) continue
+    let end = y
+    while (end + 1 < height && off(edge, trend, end + 1) > 15) end++
+    const above = y - margin - 1
+    const below = end + margin + 1
+    let shared = 0
+    const contrast: number[] = []
+    for (let k = y; k <= end; k++) {
+      if (off(other, otherTrend, k) > 15) shared++
+      contrast.push(off(edge, trend, k))
+    }
+    contrast.sort((a, b) => a - b)
+    const strength = contrast[contrast.length >> 1]
+    const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST
+    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && off(trend, trend, above, below) <= 15) {
+      for (let k = above + 1; k < below; k++) {
+        const t = (k - above) / (below - above)
+        for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
+      }
+    }
+    y = end
   }
 }
 
