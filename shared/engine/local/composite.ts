@@ -29,7 +29,7 @@ const AIR_MARGIN = 0.01
 const ARM_REACH = 0.3
 
 /**
- * Where a garment must not be drawn: in the air under an arm held out from the body, down to the hips (a dress: the
+ * Where a garment's sleeves must not be drawn: in the air under an arm held out from the body, down to the hips (a dress: the
  * waist, below which its skirt stands out; trousers: nowhere). A sleeve fitted to the arm's reach spans that air, and
  * a T-shirt on an arms-out pose hung its sleeves straight down into it, pasted on to the eye (tuning soft 51, photo
  * 182). A row has such air where the silhouette shows again beyond the torso's span, further out on the same side.
@@ -123,6 +123,9 @@ export function compositeGarment(
     const airRightFrom = hasAir ? air.spans[airRow * 4 + 2] * maskScale.x : 0
     const airRightTo = hasAir ? air.spans[airRow * 4 + 3] * maskScale.x : 0
     for (let segment = 0; segment < 3; segment++) {
+      // Only a sleeve is kept out of the air under an arm: a body cut wider than the torso is cloth there, and cut
+      // it would show the wall through slits between the torso and an arm hanging a little apart.
+      const sleeve = segment !== 1
       const xa = placement.outputX[i * 4 + segment]
       const xb = placement.outputX[i * 4 + segment + 1]
       if (xb - xa < 0.01) continue
@@ -131,7 +134,7 @@ export function compositeGarment(
       const from = Math.max(0, Math.ceil(xa - 0.5))
       const to = Math.min(width, Math.ceil(xb - 0.5))
       for (let x = from; x < to; x++) {
-        if ((x >= airLeftFrom && x < airLeftTo) || (x >= airRightFrom && x < airRightTo)) continue
+        if (sleeve && ((x >= airLeftFrom && x < airLeftTo) || (x >= airRightFrom && x < airRightTo))) continue
         const gx = ga + (x + 0.5 - xa) * slope - 0.5
         if (gx <= -1 || gx >= gw) continue
         const gx0 = Math.floor(gx)

@@ -34,8 +34,11 @@ function figureMask(body: BodyLayout, gap: number, slope: number): { mask: Mask;
   return { mask: { width: W, height: H, data }, arm }
 }
 
-/** A plain white top as wide as the photo at every row: it spans the air beside the torso, whatever the arms do. */
-function wideTop(): GarmentCutout {
+/**
+ * A plain white top as wide as the photo at every row: it spans the air beside the torso, whatever the arms do. Its
+ * body is the middle `body` of its width.
+ */
+function wideTop(body = 0.4): GarmentCutout {
   const image = createRgba(100, 120)
   image.data.fill(255)
   const rows = (v: number) => new Float32Array(120).fill(v)
@@ -43,8 +46,8 @@ function wideTop(): GarmentCutout {
     image,
     left: rows(0),
     right: rows(100),
-    torsoLeft: rows(30),
-    torsoRight: rows(70),
+    torsoLeft: rows(50 - 50 * body),
+    torsoRight: rows(50 + 50 * body),
     topWidth: 100,
     waistRow: 0.35,
     hasLegs: false,
@@ -53,11 +56,11 @@ function wideTop(): GarmentCutout {
 }
 
 /** The garment drawn on a black photo of the figure: which pixels it covered. */
-function dressed(body: BodyLayout, mask: Mask, category: GarmentCategory): (x: number, y: number) => boolean {
+function dressed(body: BodyLayout, mask: Mask, category: GarmentCategory, top = wideTop()): (x: number, y: number) => boolean {
   const photo = createRgba(W, H)
   for (let i = 0; i < W * H; i++) photo.data[i * 4 + 3] = 255
-  const placement = fitGarment(wideTop(), category, body, unit)
-  compositeGarment(photo, mask, unit, wideTop(), placement, body.figureHeight, airUnderArms(mask, body, category))
+  const placement = fitGarment(top, category, body, unit)
+  compositeGarment(photo, mask, unit, top, placement, body.figureHeight, airUnderArms(mask, body, category))
   return (x, y) => photo.data[(y * W + Math.round(x)) * 4] > 0
 }
 
@@ -78,6 +81,17 @@ describe('the air under a raised arm', () => {
     expect(covered(W - 1 - (armRight + torsoLeft) / 2, y)).toBe(false)
     expect(covered(W / 2, y)).toBe(true)
     expect(covered(body.torso.left[y] + 2, y)).toBe(true)
+  })
+
+  it('keeps a body cut wider than the torso whole over the air beside it: only the sleeves are kept out', () => {
+    // Arms hanging 12 pixels from the torso, and a top whose body alone is wider than the torso and that air.
+    const body = figure()
+    const { mask, arm } = figureMask(body, 12, 0)
+    const covered = dressed(body, mask, 'top', wideTop(0.9))
+    const y = Math.round((body.shoulderY + body.waistY) / 2)
+    const [, armRight] = arm(y)
+    expect(airUnderArms(mask, body, 'top').spans.some((v) => v > 0)).toBe(true)
+    for (let x = Math.ceil(armRight); x < body.torso.left[y]; x++) expect(covered(x, y), `air at ${x}`).toBe(true)
   })
 
   it('leaves a dress its width below the waist, and trousers everywhere, and finds no air beside arms that touch', () => {
