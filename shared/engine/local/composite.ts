@@ -25,6 +25,11 @@ export interface ArmAir {
 
 /** Air a garment keeps off, as a share of the figure's height, next to the torso and the arm: a seam's give. */
 const AIR_MARGIN = 0.01
+/**
+ * Air under an arm at least this wide (share of the figure's height, margins taken off) is kept free of a garment's
+ * body too, not only of its sleeves: the README's demo shopper, arms hanging a little apart, has 0.021 at most there (an arms-out figure far more).
+ */
+const WIDE_AIR = 0.04
 /** An arm further than this share of the figure's height from the torso is not looked for. */
 const ARM_REACH = 0.3
 
@@ -100,6 +105,7 @@ export function compositeGarment(
   if (maxX <= minX) return person
   const shading = shadingMap(person, bodyMask, maskScale, minX, yStart, maxX, yEnd, figureHeight)
   const guardRamp = Math.max(2, figureHeight * 0.01)
+  const wideAir = WIDE_AIR * figureHeight
 
   for (let y = yStart; y < yEnd; y++) {
     const i = y - placement.top
@@ -123,8 +129,8 @@ export function compositeGarment(
     const airRightFrom = hasAir ? air.spans[airRow * 4 + 2] * maskScale.x : 0
     const airRightTo = hasAir ? air.spans[airRow * 4 + 3] * maskScale.x : 0
     for (let segment = 0; segment < 3; segment++) {
-      // Only a sleeve is kept out of the air under an arm: a body cut wider than the torso is cloth there, and cut
-      // it would show the wall through slits between the torso and an arm hanging a little apart.
+      // A sleeve is kept out of any air under an arm; a body cut wider than the torso only out of wide air (an arm
+      // held out): next to an arm hanging a little apart it is cloth, and cut it showed the wall through slits.
       const sleeve = segment !== 1
       const xa = placement.outputX[i * 4 + segment]
       const xb = placement.outputX[i * 4 + segment + 1]
@@ -134,7 +140,8 @@ export function compositeGarment(
       const from = Math.max(0, Math.ceil(xa - 0.5))
       const to = Math.min(width, Math.ceil(xb - 0.5))
       for (let x = from; x < to; x++) {
-        if (sleeve && ((x >= airLeftFrom && x < airLeftTo) || (x >= airRightFrom && x < airRightTo))) continue
+        const inAir = x >= airLeftFrom && x < airLeftTo && (sleeve || airLeftTo - airLeftFrom >= wideAir)
+        if (inAir || (x >= airRightFrom && x < airRightTo && (sleeve || airRightTo - airRightFrom >= wideAir))) continue
         const gx = ga + (x + 0.5 - xa) * slope - 0.5
         if (gx <= -1 || gx >= gw) continue
         const gx0 = Math.floor(gx)

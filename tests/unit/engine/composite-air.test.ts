@@ -83,7 +83,7 @@ describe('the air under a raised arm', () => {
     expect(covered(body.torso.left[y] + 2, y)).toBe(true)
   })
 
-  it('keeps a body cut wider than the torso whole over the air beside it: only the sleeves are kept out', () => {
+  it('keeps a body cut wider than the torso over narrow air beside an arm hanging near, and out of wide air', () => {
     // Arms hanging 12 pixels from the torso, and a top whose body alone is wider than the torso and that air.
     const body = figure()
     const { mask, arm } = figureMask(body, 12, 0)
@@ -92,6 +92,11 @@ describe('the air under a raised arm', () => {
     const [, armRight] = arm(y)
     expect(airUnderArms(mask, body, 'top').spans.some((v) => v > 0)).toBe(true)
     for (let x = Math.ceil(armRight); x < body.torso.left[y]; x++) expect(covered(x, y), `air at ${x}`).toBe(true)
+    // Arms held 30 pixels out (0.08 of the height): the same body is kept out of the air's middle.
+    const out = figureMask(body, 30, 0)
+    const apart = dressed(body, out.mask, 'top', wideTop(0.9))
+    expect(apart((out.arm(y)[1] + body.torso.left[y]) / 2, y)).toBe(false)
+    expect(apart(W / 2, y)).toBe(true)
   })
 
   it('leaves a dress its width below the waist, and trousers everywhere, and finds no air beside arms that touch', () => {
