@@ -27,7 +27,8 @@ export interface ArmAir {
 const AIR_MARGIN = 0.01
 /**
  * Air under an arm at least this wide (share of the figure's height, margins taken off) is kept free of a garment's
- * body too, not only of its sleeves: the README's demo shopper, arms hanging a little apart, has 0.021 at most there (an arms-out figure far more).
+ * body too, not only of its sleeves: the README's demo shopper, arms hanging a little apart, has 0.021 at most there,
+ * an arms-out figure far more.
  */
 const WIDE_AIR = 0.04
 /** An arm further than this share of the figure's height from the torso is not looked for. */
