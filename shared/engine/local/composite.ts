@@ -35,10 +35,11 @@ const WIDE_AIR = 0.04
 const ARM_REACH = 0.3
 
 /**
- * Where a garment's sleeves must not be drawn: in the air under an arm held out from the body, down to the hips (a dress: the
- * waist, below which its skirt stands out; trousers: nowhere). A sleeve fitted to the arm's reach spans that air, and
- * a T-shirt on an arms-out pose hung its sleeves straight down into it, pasted on to the eye (tuning soft 51, photo
- * 182). A row has such air where the silhouette shows again beyond the torso's span, further out on the same side.
+ * The air under an arm held out from the body, down to the hips (a dress: the waist, below which its skirt stands out;
+ * trousers: none), which compositeGarment keeps a garment's sleeves out of (and its body, where the air is WIDE_AIR).
+ * A sleeve fitted to the arm's reach spans that air, and a T-shirt on an arms-out pose hung its sleeves straight down
+ * into it, pasted on to the eye (tuning soft 51, photo 182). A row has such air where the silhouette shows again
+ * beyond the torso's span, further out on the same side.
  */
 export function airUnderArms(mask: Mask, body: BodyLayout, category: GarmentCategory): ArmAir {
   const H = body.figureHeight
@@ -129,10 +130,14 @@ export function compositeGarment(
     const airLeftTo = hasAir ? air.spans[airRow * 4 + 1] * maskScale.x : 0
     const airRightFrom = hasAir ? air.spans[airRow * 4 + 2] * maskScale.x : 0
     const airRightTo = hasAir ? air.spans[airRow * 4 + 3] * maskScale.x : 0
+    // A sleeve is kept out of any air under an arm; a body cut wider than the torso only out of wide air (an arm held
+    // out): next to an arm hanging a little apart it is cloth, and cut it showed the wall through slits.
+    const leftWide = airLeftTo - airLeftFrom >= wideAir
+    const rightWide = airRightTo - airRightFrom >= wideAir
     for (let segment = 0; segment < 3; segment++) {
-      // A sleeve is kept out of any air under an arm; a body cut wider than the torso only out of wide air (an arm
-      // held out): next to an arm hanging a little apart it is cloth, and cut it showed the wall through slits.
       const sleeve = segment !== 1
+      const cutLeft = sleeve || leftWide
+      const cutRight = sleeve || rightWide
       const xa = placement.outputX[i * 4 + segment]
       const xb = placement.outputX[i * 4 + segment + 1]
       if (xb - xa < 0.01) continue
@@ -141,8 +146,7 @@ export function compositeGarment(
       const from = Math.max(0, Math.ceil(xa - 0.5))
       const to = Math.min(width, Math.ceil(xb - 0.5))
       for (let x = from; x < to; x++) {
-        const inAir = x >= airLeftFrom && x < airLeftTo && (sleeve || airLeftTo - airLeftFrom >= wideAir)
-        if (inAir || (x >= airRightFrom && x < airRightTo && (sleeve || airRightTo - airRightFrom >= wideAir))) continue
+        if ((cutLeft && x >= airLeftFrom && x < airLeftTo) || (cutRight && x >= airRightFrom && x < airRightTo)) continue
         const gx = ga + (x + 0.5 - xa) * slope - 0.5
         if (gx <= -1 || gx >= gw) continue
         const gx0 = Math.floor(gx)
