@@ -10,10 +10,10 @@
  */
 import type { RgbaImage } from '../images/codecs/raster.ts'
 import { extractGarment } from '../engine/local/garment.ts'
-import { staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
+import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
-import type { Segmentation } from '../engine/local/segmentation.ts'
-import { readShopper } from '../engine/local/shopper-reading.ts'
+import type { Mask, Segmentation } from '../engine/local/segmentation.ts'
+import { READING_SIDE, readShopper } from '../engine/local/shopper-reading.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -188,7 +188,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
 
   // The local engine's silhouette and landmarks (its person-presence test is left out: a remote engine may have dressed
   // a figure that test doubts, and the regions are still best read from its silhouette).
-  shared.silhouette ??= silhouetteOf(shopperSmall)
+  shared.silhouette ??= silhouetteOf(input.shopper, width, height)
   const { segmentation, read } = shared.silhouette
   const person = segmentation.mask.data
   measures.bodyFound = read.found ? 1 : 0
@@ -550,9 +550,27 @@ function pictures(input: MeasureInput, keptRows: number | undefined): NonNullabl
   return { shopperSmall, before, after, delta }
 }
 
-function silhouetteOf(shopperSmall: RgbaImage): NonNullable<Readings['silhouette']> {
-  const { segmentation, silhouette } = readShopper(shopperSmall)
-  return { segmentation, read: silhouette }
+/**
+ * The shopper's silhouette, read at the size the local engine reads it (READING_SIDE, not the measuring size: a brick
+ * wall's texture at 256 px reads otherwise than at 320, and the check would then measure a figure the engine never saw),
+ * and carried to the measuring grid (width × height), where the landmarks are read again from it.
+ */
+function silhouetteOf(shopper: RgbaImage, width: number, height: number): NonNullable<Readings['silhouette']> {
+  const { segmentation } = readShopper(shrink(shopper, READING_SIDE))
+  const mask = nearestMask(segmentation.mask, width, height)
+  return { segmentation: { ...segmentation, mask }, read: analyseBody(mask, segmentation.coverage) }
+}
+
+/** A mask resized by its nearest pixels. */
+function nearestMask(mask: Mask, width: number, height: number): Mask {
+  if (mask.width === width && mask.height === height) return mask
+  const data = new Uint8Array(width * height)
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(mask.height - 1, Math.floor(((y + 0.5) * mask.height) / height))
+    for (let x = 0; x < width; x++)
+      data[y * width + x] = mask.data[sy * mask.width + Math.min(mask.width - 1, Math.floor(((x + 0.5) * mask.width) / width))]
+  }
+  return { width, height, data }
 }
 
 function shrink(image: RgbaImage, side: number): RgbaImage {

@@ -6,7 +6,7 @@ import { extractGarment, guessCategory } from './garment.ts'
 import type { BodyLayout } from './person.ts'
 import { downscaleToFit, resizeArea } from '../../images/resize.ts'
 import type { Segmentation } from './segmentation.ts'
-import { readShopper } from './shopper-reading.ts'
+import { READING_SIDE, readShopper } from './shopper-reading.ts'
 import { renderTrain } from './train.ts'
 import { decodeUpright } from '../../images/upright.ts'
 
@@ -18,8 +18,6 @@ export interface LocalEngineOptions {
 
 /** The long side the engine keeps of a shopper photo; the steps of a wedding dress read the photo at it too, so it is decoded once. */
 export const DEFAULT_OUTPUT_SIDE = 1536
-/** Silhouette analysis runs on a small copy: landmarks need shape, not detail. */
-const ANALYSIS_SIDE = 320
 /** The garment is warped from a copy this large at most; more would be scaled away again. */
 const GARMENT_SIDE = 768
 /** A photo narrower than this on either side cannot show a person; the shopper must send another one. */
@@ -115,7 +113,7 @@ export interface ShopperAnalysis {
 export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAnalysis {
   const added = Math.max(0, Math.min(person.height - MIN_PERSON_SIDE, Math.round(addedFloorRows)))
   if (added === 0) {
-    const small = downscaleToFit(person, ANALYSIS_SIDE)
+    const small = downscaleToFit(person, READING_SIDE)
     const { segmentation, body } = readShopper(small)
     return { small, segmentation, body }
   }
@@ -124,7 +122,7 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
     height: person.height - added,
     data: person.data.subarray(0, person.width * (person.height - added) * 4),
   }
-  const smallPhoto = downscaleToFit(photo, ANALYSIS_SIDE)
+  const smallPhoto = downscaleToFit(photo, READING_SIDE)
   const { segmentation, body } = readShopper(smallPhoto)
   const height = Math.max(smallPhoto.height, Math.round((person.height * smallPhoto.height) / photo.height))
   const small = smallPhoto.width === person.width && height === person.height ? person : resizeArea(person, smallPhoto.width, height)

@@ -3,6 +3,9 @@ import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { looksLikePerson } from './presence.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 
+/** The long side of the copy a shopper photo is read on: landmarks need shape, not detail. */
+export const READING_SIDE = 320
+
 /** A shopper photo read: its silhouette, the landmarks read from it, and the person they show. */
 export interface ShopperReading {
   segmentation: Segmentation
