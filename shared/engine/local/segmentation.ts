@@ -589,8 +589,18 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
     // Wider than the figure: only the shoes on the shadow pooled under them, low and flat, below it all.
     return part.y0 > main.y1 && 3 * (part.y1 - part.y0) < part.x1 - part.x0
   })
+  // Wider than the figure and tall, below it: the legs standing on their shadow, cut from a figure that lost its hips
+  // against the wall (grey trousers on a grey brick wall). Only the part's columns under the figure are the legs.
+  const under = parts.map((part, k) => {
+    if (keep[k] || k === 0 || part.size < FIGURE_PART * main.size || part.x0 === 0 || part.x1 === width) return false
+    const cx = (part.x0 + part.x1) / 2
+    return cx > main.x0 && cx < main.x1 && part.y0 > main.y1 && part.x1 - part.x0 > main.x1 - main.x0
+  })
   keepArmsBesideGap(parts, keep, labels, main, width, height)
-  for (let i = 0; i < mask.length; i++) out[i] = keep[labels[i]] ? 1 : 0
+  for (let i = 0; i < mask.length; i++) {
+    const x = i % width
+    out[i] = keep[labels[i]] || (under[labels[i]] && x >= main.x0 && x < main.x1) ? 1 : 0
+  }
   return out
 }
 
