@@ -93,6 +93,31 @@ describe('person segmentation', () => {
     expect(subjectShare(segmentForeground(aside, { backdrop: 'room' }).mask, rug)).toBe(0)
   })
 
+  it('keeps the legs standing on a shadow wider than the figure, below a band of clothes the wall hides, in its columns only', () => {
+    const wall: [number, number, number] = [236, 233, 228]
+    const { image, geometry } = drawShopper({ width: 240, height: 300, background: wall })
+    const H = geometry.figureHeight
+    // Trousers the wall's colour from the hips to mid-thigh: the legs below are a part of their own.
+    for (let y = Math.round(geometry.hipY); y < Math.round(geometry.crotchY + 0.1 * H); y++)
+      for (let x = 0; x < image.width; x++) image.data.set(wall, (y * image.width + x) * 4)
+    // A dark contact shadow under the feet, far wider than the figure with its arms, joined to the feet.
+    const rx = 0.42 * H
+    for (let y = 0; y < image.height; y++)
+      for (let x = 0; x < image.width; x++)
+        if (((x - geometry.centreX) / rx) ** 2 + ((y - geometry.floorY) / (0.02 * H)) ** 2 <= 1)
+          image.data.set([70, 68, 66], (y * image.width + x) * 4)
+    const { mask, coverage } = segmentForeground(image, { backdrop: 'room' })
+    for (const box of geometry.shins) expect(subjectShare(mask, box)).toBeGreaterThan(0.95)
+    expect(subjectShare(mask, geometry.torso)).toBeGreaterThan(0.95)
+    // The shadow's tips, beyond the figure's columns, stay floor.
+    const tip = (x: number): Box => [x - 3, geometry.floorY - 1, x + 3, geometry.floorY + 1]
+    expect(subjectShare(mask, tip(geometry.centreX - 0.36 * H))).toBe(0)
+    expect(subjectShare(mask, tip(geometry.centreX + 0.36 * H))).toBe(0)
+    const body = analyseBody(mask, coverage)
+    expect(body.found).toBe(true)
+    expect(Math.abs(body.figureHeight - H) / H).toBeLessThan(0.05)
+  })
+
   it('clears a brick wall by its tones on a second reading, keeping the figure in front of it', () => {
     const wall: [number, number, number] = [196, 200, 202]
     const { image, geometry } = drawShopper({ width: 214, height: 320, background: wall, shirtColor: [150, 40, 60] })
