@@ -98,16 +98,25 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     centralWidth[y] = run ? run[1] - run[0] + 1 : 0
   }
   const smooth = median3(centralWidth)
-  const shoulders = headless
-    ? headlessShoulders(smooth, top, bottom, feetVisible)
-    : findShoulders(smooth, top, bottom, feetVisible ? bottom - top : undefined)
+  const stature = feetVisible ? bottom - top : undefined
+  let shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, stature)
   if (!shoulders) return defaultLayout(width, height)
+  const across = (found: { shoulderStart: number; headWidth: number }) => {
+    let widest = 0
+    for (let y = found.shoulderStart; y <= Math.min(bottom, found.shoulderStart + Math.round(found.headWidth * 0.6)); y++)
+      widest = Math.max(widest, smooth[y])
+    return widest
+  }
+  if (!headless && stature !== undefined && across(shoulders) < NARROWEST_SHOULDERS * stature) {
+    // Shoulders narrower than a standing figure's ever are: the head's own widening, below a narrow piece of the wall
+    // joined atop it (a brick, a lamp's stand) that was read as the head. The shoulders are the next jump down.
+    const lower = findShoulders(smooth, shoulders.shoulderStart, bottom, stature)
+    if (lower && lower.shoulderStart - top <= 0.3 * stature && across(lower) >= NARROWEST_SHOULDERS * stature) shoulders = lower
+  }
   let { shoulderStart, neckY } = shoulders
   const { headWidth } = shoulders
   top = shoulders.headTop ?? top
-  let shoulderWidth = 0
-  for (let y = shoulderStart; y <= Math.min(bottom, shoulderStart + Math.round(headWidth * 0.6)); y++)
-    shoulderWidth = Math.max(shoulderWidth, smooth[y])
+  let shoulderWidth = across(shoulders)
   const hidden = headless ? undefined : hiddenTorsoShoulders(smooth, top, neckY, shoulderStart, feetVisible ? bottom - top : undefined)
   if (hidden) {
     // The arms hang from the shoulders' outer edges: the span across their tops is the shoulders'.
@@ -276,6 +285,9 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
   )
   return byNeck ?? byHead
 }
+
+/** Shoulders narrower than this share of the stature are not a standing adult's, even turned a little. */
+const NARROWEST_SHOULDERS = 0.17
 
 /** How far below where a standing figure's shoulders are the first wide rows under a hidden torso lie, at least. */
 const HIDDEN_TORSO_LOWER = 1.2
