@@ -108,6 +108,32 @@ describe('body landmarks of a silhouette with parts the colour of the wall', () 
     expect(body.neckY).toBeGreaterThan(drawn.headTop + 0.06 * drawn.figureHeight)
   })
 
+  it('finds the shoulders below the head when a narrow piece of the wall is joined atop it', () => {
+    // A brick that stood out against a brick wall, half as wide as the head and touching the hair: read as the head,
+    // it makes the head's own widening look like the jump to the shoulders.
+    const { image, geometry: d } = drawShopper({ width: 214, height: 320, fullLength: true })
+    const drawn = segmentForeground(image).mask
+    const H = d.figureHeight
+    // The figure moved down to leave room above the head for a brick 0.08 of its height tall.
+    const down = Math.round(0.08 * H)
+    const mask = { width: drawn.width, height: drawn.height + down, data: new Uint8Array(drawn.width * (drawn.height + down)) }
+    mask.data.set(drawn.data, down * drawn.width)
+    const headTop = d.headTop + down
+    let head = 0
+    for (let y = Math.round(headTop); y < headTop + 0.1 * H; y++) {
+      let row = 0
+      for (let x = 0; x < mask.width; x++) row += mask.data[y * mask.width + x]
+      head = Math.max(head, row)
+    }
+    for (let y = Math.round(headTop - 0.08 * H); y < headTop + 2; y++)
+      for (let x = Math.round(d.centreX - head / 4); x < d.centreX + head / 4; x++) mask.data[y * mask.width + x] = 1
+    const coverage = mask.data.reduce((n, v) => n + v, 0) / mask.data.length
+    const body = analyseBody(mask, coverage)
+    expect(body.found).toBe(true)
+    expect(Math.abs(body.shoulderY - (d.shoulderY + down)) / H).toBeLessThan(0.03)
+    expect(body.shoulderWidth).toBeGreaterThan(1.6 * head)
+  })
+
   it('places the head above the shoulders from the feet when the head did not come out', () => {
     const { body, drawn } = silhouetteWithout((_, y, d) => y < d.shoulderY - 0.005 * d.figureHeight)
     expect(body.found).toBe(true)
