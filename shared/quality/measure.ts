@@ -13,7 +13,7 @@ import { extractGarment } from '../engine/local/garment.ts'
 import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
 import type { Mask, Segmentation } from '../engine/local/segmentation.ts'
-import { READING_SIDE, readShopper } from '../engine/local/shopper-reading.ts'
+import { readShopperAtSizes } from '../engine/local/shopper-reading.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -551,12 +551,12 @@ function pictures(input: MeasureInput, keptRows: number | undefined): NonNullabl
 }
 
 /**
- * The shopper's silhouette, read at the size the local engine reads it (READING_SIDE, not the measuring size: a brick
- * wall's texture at 256 px reads otherwise than at 320, and the check would then measure a figure the engine never saw),
- * and carried to the measuring grid (width × height), where the landmarks are read again from it.
+ * The shopper's silhouette, read at the sizes the local engine reads it (readShopperAtSizes, not the measuring size: a
+ * brick wall's texture at 256 px reads otherwise than at 320, and the check would then measure a figure the engine never
+ * saw), and carried to the measuring grid (width × height), where the landmarks are read again from it.
  */
 function silhouetteOf(shopper: RgbaImage, width: number, height: number): NonNullable<Readings['silhouette']> {
-  const { segmentation } = readShopper(shrink(shopper, READING_SIDE))
+  const { segmentation } = readShopperAtSizes(shopper)
   const mask = nearestMask(segmentation.mask, width, height)
   return { segmentation: { ...segmentation, mask }, read: analyseBody(mask, segmentation.coverage) }
 }

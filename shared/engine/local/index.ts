@@ -4,9 +4,9 @@ import { airUnderArms, compositeGarment } from './composite.ts'
 import { fitGarment } from './fit.ts'
 import { extractGarment, guessCategory } from './garment.ts'
 import type { BodyLayout } from './person.ts'
-import { downscaleToFit, resizeArea } from '../../images/resize.ts'
+import { resizeArea } from '../../images/resize.ts'
 import type { Segmentation } from './segmentation.ts'
-import { READING_SIDE, readShopper } from './shopper-reading.ts'
+import { readShopperAtSizes } from './shopper-reading.ts'
 import { renderTrain } from './train.ts'
 import { decodeUpright } from '../../images/upright.ts'
 
@@ -113,8 +113,7 @@ export interface ShopperAnalysis {
 export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAnalysis {
   const added = Math.max(0, Math.min(person.height - MIN_PERSON_SIDE, Math.round(addedFloorRows)))
   if (added === 0) {
-    const small = downscaleToFit(person, READING_SIDE)
-    const { segmentation, body } = readShopper(small)
+    const { small, segmentation, body } = readShopperAtSizes(person)
     return { small, segmentation, body }
   }
   const photo: RgbaImage = {
@@ -122,8 +121,7 @@ export function analyseShopper(person: RgbaImage, addedFloorRows = 0): ShopperAn
     height: person.height - added,
     data: person.data.subarray(0, person.width * (person.height - added) * 4),
   }
-  const smallPhoto = downscaleToFit(photo, READING_SIDE)
-  const { segmentation, body } = readShopper(smallPhoto)
+  const { small: smallPhoto, segmentation, body } = readShopperAtSizes(photo)
   const height = Math.max(smallPhoto.height, Math.round((person.height * smallPhoto.height) / photo.height))
   const small = smallPhoto.width === person.width && height === person.height ? person : resizeArea(person, smallPhoto.width, height)
   const mask = new Uint8Array(smallPhoto.width * height)

@@ -1,10 +1,17 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { looksLikePerson } from './presence.ts'
 import { segmentForeground, type Segmentation } from './segmentation.ts'
 
-/** The long side of the copy a shopper photo is read on: landmarks need shape, not detail. */
-export const READING_SIDE = 320
+/**
+ * The long sides of the copies a shopper photo is read on, in turn, until one shows a person: landmarks need shape, not
+ * detail. A copy of another size averages the photo otherwise: a dim face's noisy skin, a brick's mortar lines or a
+ * figure's thin outline come out otherwise, and a figure lost at one size is often whole at another.
+ */
+export const READING_SIDES = [320, 200, 400] as const
+/** The size read first, and the only one when it shows a person. */
+export const READING_SIDE = READING_SIDES[0]
 
 /** A shopper photo read: its silhouette, the landmarks read from it, and the person they show. */
 export interface ShopperReading {
@@ -13,6 +20,30 @@ export interface ShopperReading {
   silhouette: BodyLayout
   /** The silhouette's landmarks when they show a person (presence.ts), else the centred default (not `found`). */
   body: BodyLayout
+}
+
+/** A reading of a shopper photo, with the copy it was read on. */
+export interface SizedReading extends ShopperReading {
+  small: RgbaImage
+}
+
+/**
+ * Reads the shopper on a copy of their photo READING_SIDE long, and when no person came out, on copies of the other
+ * READING_SIDES (never larger than the photo, each size once). The first reading that shows a person is kept; none does:
+ * the first reading.
+ */
+export function readShopperAtSizes(photo: RgbaImage): SizedReading {
+  let first: SizedReading | undefined
+  const tried = new Set<number>()
+  for (const side of READING_SIDES) {
+    const small = downscaleToFit(photo, side)
+    if (tried.has(small.width)) continue
+    tried.add(small.width)
+    const reading = { small, ...readShopper(small) }
+    if (reading.body.found) return reading
+    first ??= reading
+  }
+  return first as SizedReading
 }
 
 /**
