@@ -13,7 +13,7 @@ import { extractGarment } from '../engine/local/garment.ts'
 import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
 import type { Mask, Segmentation } from '../engine/local/segmentation.ts'
-import { readShopperAtSizes } from '../engine/local/shopper-reading.ts'
+import { readShopper, readShopperAtSizes } from '../engine/local/shopper-reading.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -188,7 +188,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
 
   // The local engine's silhouette and landmarks (its person-presence test is left out: a remote engine may have dressed
   // a figure that test doubts, and the regions are still best read from its silhouette).
-  shared.silhouette ??= silhouetteOf(input.shopper, width, height)
+  shared.silhouette ??= silhouetteOf(shopperSmall, input.shopper)
   const { segmentation, read } = shared.silhouette
   const person = segmentation.mask.data
   measures.bodyFound = read.found ? 1 : 0
@@ -551,14 +551,21 @@ function pictures(input: MeasureInput, keptRows: number | undefined): NonNullabl
 }
 
 /**
- * The shopper's silhouette, read at the sizes the local engine reads it (readShopperAtSizes, not the measuring size: a
- * brick wall's texture at 256 px reads otherwise than at 320, and the check would then measure a figure the engine never
- * saw), and carried to the measuring grid (width × height), where the landmarks are read again from it.
+ * The shopper's silhouette, read on the measuring copy: a reading of its own, so a result the engine placed by a wrong
+ * reading is measured against another. When that copy shows no person, the photo is read at the engine's sizes
+ * (readShopperAtSizes: a figure lost at one size is often whole at another), carried to the measuring grid, and its
+ * landmarks read again there; the engine dressed no figure it did not find, so it found that one.
  */
-function silhouetteOf(shopper: RgbaImage, width: number, height: number): NonNullable<Readings['silhouette']> {
-  const { segmentation } = readShopperAtSizes(shopper)
-  const mask = nearestMask(segmentation.mask, width, height)
-  return { segmentation: { ...segmentation, mask }, read: analyseBody(mask, segmentation.coverage) }
+function silhouetteOf(shopperSmall: RgbaImage, shopper: RgbaImage): NonNullable<Readings['silhouette']> {
+  const own = readShopper(shopperSmall)
+  if (!own.body.found) {
+    const sized = readShopperAtSizes(shopper)
+    if (sized.body.found) {
+      const mask = nearestMask(sized.segmentation.mask, shopperSmall.width, shopperSmall.height)
+      return { segmentation: { ...sized.segmentation, mask }, read: analyseBody(mask, sized.segmentation.coverage) }
+    }
+  }
+  return { segmentation: own.segmentation, read: own.silhouette }
 }
 
 /** A mask resized by its nearest pixels. */
