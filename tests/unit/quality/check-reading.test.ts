@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest'
+import { paintedComposite } from '../../support/scenes/composites.ts'
+import { judge } from '../../support/scenes/oracle.ts'
+import { PART } from '../../support/scenes/types.ts'
+import { decodeUpright } from '../../../shared/images/upright.ts'
+import { MEASURE_SIDE } from '../../../shared/quality/measured-check.ts'
+import { asInput } from '../../support/images.ts'
+import { measureScene, SLOW, tuningScene } from './check-support.ts'
+
+describe('where the check reads the figure', { timeout: SLOW }, () => {
+  it('measures by the figure the engine finds at another size when the measuring copy shows no person', () => {
+    // Tuning photo 272 (docs/quality-evaluation.md): a brick wall whose bricks the 256-px copy joins to the figure: no
+    // figure is read there, and a handbag laid on the torso passed. The engine's 320-px copy reads the figure right.
+    const s = tuningScene(272, 'bag')
+    const onTorso = paintedComposite(s, { parts: [PART.torso, PART.hips] })
+    expect(judge(s, onTorso).issues).toContain('garment_wrong_region')
+    // The shopper photo decoded as the service decodes it for the check (measured-check.ts).
+    const m = measureScene(s, onTorso, { shopper: decodeUpright(asInput(s.shopper), { side: MEASURE_SIDE }) })
+    expect(m.measures.bodyFound).toBe(1)
+    expect(m.issues).toContain('garment_wrong_region')
+  })
+})
