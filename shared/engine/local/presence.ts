@@ -67,7 +67,7 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       if (isSkin(r, g, b)) skin++
       if (light?.kind === 'dim') {
         const [lr, lg, lb] = meanAround(image, x, y, light.gains)
-        if (isSkin(lr, lg, lb)) litSkin++
+        if (isSkin(lr, lg, lb, LAMPLIT_SKIN)) litSkin++
       } else if (light?.kind === 'high-key') {
         const burnt = Math.min(r, g, b) >= BURNT_OUT && mask.data[y * width + x] === 1
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
@@ -76,8 +76,11 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   }
   if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
 
-  // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's.
-  const [fr, fg, fb] = face.map((sum) => sum / count)
+  // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's. A dim photo
+  // holds every colour within a few dozen levels of black, so its colours are compared as the room's light corrected
+  // shows them (as the face's skin is read), each averaged over its neighbours against the noise brought up with them.
+  const gains = light?.kind === 'dim' ? light.gains : undefined
+  const [fr, fg, fb] = face.map((sum, c) => (sum / count) * (gains?.[c] ?? 1))
   let bodyPixels = 0
   let faceColoured = 0
   for (let y = Math.max(0, Math.round(body.shoulderY)); y < height; y++) {
@@ -85,23 +88,34 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       if (!mask.data[i]) continue
       bodyPixels++
       const o = i * 4
-      const distance = Math.abs(image.data[o] - fr) + Math.abs(image.data[o + 1] - fg) + Math.abs(image.data[o + 2] - fb)
-      if (distance < FACE_COLOUR_DISTANCE) faceColoured++
+      const [r, g, b] = gains ? meanAround(image, x, y, gains) : [image.data[o], image.data[o + 1], image.data[o + 2]]
+      if (Math.abs(r - fr) + Math.abs(g - fg) + Math.abs(b - fb) < FACE_COLOUR_DISTANCE) faceColoured++
     }
   }
   return bodyPixels === 0 || faceColoured / bodyPixels < MAX_FACE_COLOURED_BODY
 }
 
+/** The band of normalised r = R/(R+G+B) and g that skin from the palest to the darkest falls in: [r low, r high, g low, g high]. */
+type SkinBand = [number, number, number, number]
+
+const DAYLIGHT_SKIN: SkinBand = [0.36, 0.52, 0.27, 0.36]
 /**
- * Skin of any tone in daylight: red above green above blue, in the band of normalised r = R/(R+G+B) and g that skin
- * from the palest to the darkest falls in, warm enough (red well above blue), and not near black.
+ * Skin under a warm lamp read with half the room's cast taken off (frameLight): the rest of the cast leaves a dark
+ * face redder than daylight's band allows, its mean at r 0.51–0.54 on dim tuning scenes (3074, 3124, 3224), where
+ * its noisy pixels fell on both sides of 0.52. The pale end stays where daylight's is (r 0.37).
  */
-function isSkin(r: number, g: number, b: number): boolean {
+const LAMPLIT_SKIN: SkinBand = [0.36, 0.57, 0.26, 0.36]
+
+/**
+ * Skin of any tone in daylight: red above green above blue, in the band of normalised r and g that skin from the
+ * palest to the darkest falls in, warm enough (red well above blue), and not near black.
+ */
+function isSkin(r: number, g: number, b: number, [rLow, rHigh, gLow, gHigh]: SkinBand = DAYLIGHT_SKIN): boolean {
   const sum = r + g + b
   if (sum <= 60 || !(r > g && g > b) || r - b <= 0.12 * r) return false
   const nr = r / sum
   const ng = g / sum
-  return nr > 0.36 && nr < 0.52 && ng > 0.27 && ng < 0.36
+  return nr > rLow && nr < rHigh && ng > gLow && ng < gHigh
 }
 
 /** Nearly no colour anywhere (a black-and-white photo): skin cannot be told by its colour. */

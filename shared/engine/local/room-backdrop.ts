@@ -32,8 +32,9 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
-  replaceEdgeObjects(left, right, height)
-  replaceEdgeObjects(right, left, height)
+  // Rows where an object stood at one edge: that edge's strip shows the object, not how noisy the wall is.
+  const leftObject = replaceEdgeObjects(left, right, height)
+  const rightObject = replaceEdgeObjects(right, left, height)
   keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
@@ -68,7 +69,7 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
       }
       distance[i] = Math.sqrt(sq) * (image.data[i * 4 + 3] / 255)
       rowResiduals[x] = distance[i]
-      if (x < strip || x >= width - strip) stripResiduals.push(distance[i])
+      if ((x < strip && !leftObject[y]) || (x >= width - strip && !rightObject[y])) stripResiduals.push(distance[i])
     }
     stripResiduals.sort((a, b) => a - b)
     residual[y] = stripResiduals[stripResiduals.length >> 1] ?? 0
@@ -196,9 +197,12 @@ const EDGE_OBJECT_MARGIN = 2
  * wrong all across them, and the wall there would read as subject from the object to the figure. Its rows take the
  * wall's colour from above and below it. A lamp's shade is 6% of the height (dim 69, 214), taller than the trend
  * window keepFullWidthBands uses; a band the other edge shows too is the room (a shelf), and one that does not end in
- * the colour it began with is a change of backdrop (a cabinet down to the floor).
+ * the colour it began with is a change of backdrop (a cabinet down to the floor). Returns the rows it replaced.
+ * The wall around a lamp is lit by it, brighter on one side of the shade than on the other (dim 3184: 30 levels apart
+ * summed over RGB, 16% of its brightness): the same wall is one colour, lit a little more or less.
  */
-function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): void {
+function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): Uint8Array {
+  const replaced = new Uint8Array(height)
   const window = Math.max(2, Math.round(height * EDGE_OBJECT))
   const trend = runningMedianRgb(edge, height, window)
   const otherTrend = runningMedianRgb(other, height, window)
@@ -220,14 +224,32 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
     contrast.sort((a, b) => a - b)
     const strength = contrast[contrast.length >> 1]
     const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST
-    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && off(trend, trend, above, below) <= 15) {
+    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && sameWall(trend, above, below)) {
       for (let k = above + 1; k < below; k++) {
+        replaced[k] = 1
         const t = (k - above) / (below - above)
         for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
       }
     }
     y = end
   }
+  return replaced
+}
+
+/** How much a wall's brightness may change from above an object at its edge to below it (the lamp's own light on it). */
+const WALL_LIGHT_CHANGE = 1.25
+/** How far (in normalised r plus g) the wall's colour may shift from above such an object to below it. */
+const WALL_HUE_CHANGE = 0.02
+
+/** Whether the edge's colours at rows a and b are the same wall: nearly equal, or one colour lit a little differently. */
+function sameWall(edge: Float32Array, a: number, b: number): boolean {
+  const [ar, ag, ab] = edge.subarray(a * 3, a * 3 + 3)
+  const [br, bg, bb] = edge.subarray(b * 3, b * 3 + 3)
+  if (Math.abs(ar - br) + Math.abs(ag - bg) + Math.abs(ab - bb) <= 15) return true
+  const sa = ar + ag + ab
+  const sb = br + bg + bb
+  if (Math.min(sa, sb) <= 0 || Math.max(sa, sb) > WALL_LIGHT_CHANGE * Math.min(sa, sb)) return false
+  return Math.abs(ar / sa - br / sb) + Math.abs(ag / sa - bg / sb) <= WALL_HUE_CHANGE
 }
 
 /**

@@ -13,10 +13,11 @@ import { scene } from '../../support/scenes/index.ts'
  * scenes here, independent of the evaluation's scene generator (tests/support/scenes/) the thresholds were tuned on.
  */
 
-/** A photo taken at night under one warm lamp: underexposed by `gain`, warm, with a phone's high-ISO noise. */
-function underALamp(pixels: RgbaImage, seed: number, gain: number): EncodedPhoto {
+/** A photo taken at night under one warm lamp: underexposed by `gain`, warm (`tint`, or one drawn), with a phone's high-ISO noise. */
+function underALamp(pixels: RgbaImage, seed: number, gain: number, lampTint?: Rgb): EncodedPhoto {
   const rnd = random(seed)
-  const tint: Rgb = [1, 0.8 + 0.1 * rnd(), 0.58 + 0.14 * rnd()]
+  const drawn: Rgb = [1, 0.8 + 0.1 * rnd(), 0.58 + 0.14 * rnd()]
+  const tint = lampTint ?? drawn
   const noise = 4 + 6 * rnd()
   const lampX = rnd() < 0.5 ? 0.1 : 0.9
   const { width, height } = pixels
@@ -60,6 +61,62 @@ describe('the person detector in dim and high-key light', () => {
         seed++
         const photo = makeShopperPhoto({ width: 300, height: 480, seed, skinTone, background: [150, 120, 96], format: 'png' })
         if (!found(underALamp(photo.pixels, seed, gain))) missed.push(`skin ${skinTone}, gain ${gain}`)
+      }
+    }
+    expect(missed).toEqual([])
+  })
+
+  it("finds a shopper whose clothes are near the face in the dark, though not once the room's light is corrected (tuning dim 64, 174)", () => {
+    const missed: string[] = []
+    const outfits: [Rgb, Rgb, Rgb][] = [
+      // skin, shirt, trousers: a salmon outfit by a brown face; dark greys by a dark face.
+      [
+        [141, 90, 60],
+        [200, 110, 90],
+        [190, 100, 80],
+      ],
+      [
+        [86, 54, 38],
+        [60, 50, 50],
+        [50, 40, 40],
+      ],
+      [
+        [112, 70, 46],
+        [40, 40, 40],
+        [60, 50, 45],
+      ],
+    ]
+    for (const [i, [skinTone, shirtColor, trouserColor]] of outfits.entries()) {
+      const photo = makeShopperPhoto({
+        width: 300,
+        height: 480,
+        seed: 5,
+        skinTone,
+        shirtColor,
+        trouserColor,
+        background: [110, 110, 118],
+        format: 'png',
+      })
+      for (const gain of [0.4, 0.5])
+        if (!found(underALamp(photo.pixels, 40 + i, gain, [1, 0.85, 0.65]))) missed.push(`${skinTone}, gain ${gain}`)
+    }
+    expect(missed).toEqual([])
+  })
+
+  it('finds a dark face that a warm lamp leaves redder than daylight skin, by a grey or green wall (tuning dim 3074, 3124, 3224)', () => {
+    const missed: string[] = []
+    for (const background of [
+      [96, 104, 90],
+      [110, 110, 118],
+    ] as Rgb[]) {
+      for (const skinTone of DARK_SKIN) {
+        const photo = makeShopperPhoto({ width: 300, height: 480, seed: 3, skinTone, background, format: 'png' })
+        for (const [gain, blue] of [
+          [0.4, 0.62],
+          [0.5, 0.58],
+        ]) {
+          if (!found(underALamp(photo.pixels, 11, gain, [1, 0.8, blue]))) missed.push(`wall ${background}, skin ${skinTone}, gain ${gain}`)
+        }
       }
     }
     expect(missed).toEqual([])

@@ -1,0 +1,88 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { drawShopper } from '../../../devstack/samples/shopper-photo.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
+import { analyseBody } from '../../../shared/engine/local/person.ts'
+import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
+
+/**
+ * A floor lamp's shade at the frame's edge in a room at night (shared/engine/local/room-backdrop.ts, replaceEdgeObjects):
+ * far brighter than anything else on its rows, and the wall around it lit by it, brighter on one side of the shade than
+ * on the other. In such a dim room a figure stands only a few dozen levels off the wall, so the shade's rows must not
+ * read as a noisy backdrop, nor the wall's change of light as a change of backdrop.
+ */
+
+/** A dim olive wall, and clothes and skin about 30 levels (RGB distance) off it: what a room at night shows. */
+const WALL: [number, number, number] = [60, 54, 38]
+
+/** A dim room's shopper with a lamp's shade at one edge, centred `lampAt` of the height, the wall `change` brighter above it. */
+function lampAtTheEdge(lampAt: number, change: number, side: 'left' | 'right'): { image: RgbaImage; torso: number[]; wall: number[] } {
+  const { image, geometry } = drawShopper({
+    width: 200,
+    height: 320,
+    background: WALL,
+    skinTone: [112, 76, 52],
+    shirtColor: [45, 52, 68],
+    trouserColor: [40, 46, 62],
+  })
+  const { width, height, data } = image
+  const ly = lampAt * height
+  const band = 0.05 * height
+  for (let y = 0; y < height; y++) {
+    // Brighter above the shade, darker below, the change spread over the shade's rows.
+    const t = Math.min(1, Math.max(0, (y - (ly - band)) / (2 * band)))
+    const light = 1 + change * (0.5 - t)
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4
+      for (let c = 0; c < 3; c++) data[o + c] = Math.min(255, Math.round(data[o + c] * light))
+      const dx = (side === 'left' ? x + 4 : width + 4 - x) / 16
+      const dy = (y - ly) / (0.035 * height)
+      if (dx * dx + dy * dy <= 1) data.set([255, 236, 190], o)
+    }
+  }
+  // The wall on the shade's rows, between the shade and the figure's arm.
+  const wall = side === 'left' ? [24, ly - 3, 36, ly + 3] : [width - 36, ly - 3, width - 24, ly + 3]
+  return { image, torso: [geometry.centreX - 8, ly - 4, geometry.centreX + 8, ly + 4], wall }
+}
+
+function subjectShare(mask: { width: number; data: Uint8Array }, [x0, y0, x1, y1]: number[]): number {
+  let inside = 0
+  let total = 0
+  for (let y = Math.ceil(y0); y < Math.floor(y1); y++) {
+    for (let x = Math.ceil(x0); x < Math.floor(x1); x++, total++) inside += mask.data[y * mask.width + x]
+  }
+  return inside / total
+}
+
+describe('a lamp at the edge of a dim room', () => {
+  it('keeps the figure whole on the rows of the shade: they are not a noisy backdrop (tuning dim 3269)', () => {
+    const { image, torso } = lampAtTheEdge(0.3, 0.08, 'left')
+    const { mask, coverage } = segmentForeground(image, { backdrop: 'room' })
+    expect(subjectShare(mask, torso)).toBeGreaterThan(0.95)
+    expect(analyseBody(mask, coverage).found).toBe(true)
+  })
+
+  it('keeps the wall on the rows of the shade backdrop, the wall lit 16% brighter above it than below (tuning dim 3184)', () => {
+    const { image, torso, wall } = lampAtTheEdge(0.3, 0.16, 'left')
+    const { mask } = segmentForeground(image, { backdrop: 'room' })
+    expect(subjectShare(mask, wall)).toBe(0)
+    expect(subjectShare(mask, torso)).toBeGreaterThan(0.95)
+  })
+
+  it('keeps the figure, and the wall out, on the shade rows wherever the lamp stands and however it lights the wall (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.22, max: 0.5, noNaN: true }),
+        fc.double({ min: 0, max: 0.2, noNaN: true }),
+        fc.constantFrom('left' as const, 'right' as const),
+        (lampAt, change, side) => {
+          const { image, torso, wall } = lampAtTheEdge(lampAt, change, side)
+          const { mask } = segmentForeground(image, { backdrop: 'room' })
+          expect(subjectShare(mask, torso)).toBeGreaterThan(0.9)
+          expect(subjectShare(mask, wall)).toBe(0)
+        },
+      ),
+      { numRuns: 20, seed: 26 },
+    )
+  })
+})
