@@ -10,6 +10,15 @@ export interface BackdropDistance {
   noise: number
   /** Whether pixels of a textured wall's tones were taken as wall (asked for, and the wall is one: textured-wall.ts). */
   wallCleared: boolean
+  /** Objects at one edge whose rows took the wall's colour from above and below them (replaceEdgeObjects). */
+  edgeObjects: EdgeObject[]
+}
+
+/** An object at one of the frame's sides (a picture, a lamp's shade) on rows `from` to `to`, inclusive. */
+export interface EdgeObject {
+  side: 'left' | 'right'
+  from: number
+  to: number
 }
 
 /**
@@ -32,8 +41,10 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
-  replaceEdgeObjects(left, right, height)
-  replaceEdgeObjects(right, left, height)
+  const edgeObjects = [
+    ...replaceEdgeObjects(left, right, height).map((rows) => ({ side: 'left' as const, ...rows })),
+    ...replaceEdgeObjects(right, left, height).map((rows) => ({ side: 'right' as const, ...rows })),
+  ]
   keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
@@ -91,7 +102,7 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   }
   const wallCleared = wallColours && clearWallColours(image, blurred, radius, strip, Math.min(floorFrom, height), textured, distance)
   const sorted = Float32Array.from(rowNoise).sort()
-  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826), wallCleared }
+  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826), wallCleared, edgeObjects }
 }
 
 /**
@@ -179,7 +190,7 @@ function keepFullWidthBands(left: Float32Array, right: Float32Array, height: num
 }
 
 /** The tallest object at one edge taken out of the backdrop's edge colours, as a share of the height. */
-const EDGE_OBJECT = 0.1
+const EDGE_OBJECT = 0.25
 /** The shortest such object, as a share of the height: a row or two off the trend is noise or texture. */
 const EDGE_OBJECT_MIN = 0.02
 /**
@@ -198,10 +209,11 @@ const EDGE_OBJECT_MARGIN = 2
  * window keepFullWidthBands uses; a band the other edge shows too is the room (a shelf), and one that does not end in
  * the colour it began with is a change of backdrop (a cabinet down to the floor).
  */
-function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): void {
+function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): { from: number; to: number }[] {
+  const replaced: { from: number; to: number }[] = []
   const window = Math.max(2, Math.round(height * EDGE_OBJECT))
-  const trend = runningMedianRgb(edge, height, window)
-  const otherTrend = runningMedianRgb(other, height, window)
+  const trend = runningMedianRgb(edge, height, window, true)
+  const otherTrend = runningMedianRgb(other, height, window, true)
   const off = (a: Float32Array, b: Float32Array, y: number, z = y) =>
     Math.abs(a[y * 3] - b[z * 3]) + Math.abs(a[y * 3 + 1] - b[z * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[z * 3 + 2])
   const margin = EDGE_OBJECT_MARGIN
@@ -225,9 +237,11 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
         const t = (k - above) / (below - above)
         for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
       }
+      replaced.push({ from: above + 1, to: below - 1 })
     }
     y = end
   }
+  return replaced
 }
 
 /**
@@ -268,14 +282,20 @@ function vignetteBend(blurred: Float32Array, width: number, height: number, left
   return Math.min(0.8, Math.max(-0.8, bend))
 }
 
-function runningMedian(values: Float32Array, window: number): Float32Array {
+/**
+ * The median of each value's neighbours within `window` on either side. Near the ends the window is clipped, or, when
+ * `whole`, shifted inwards to keep its full length: an object a third of a clipped window long near the frame's top is
+ * half of it, and would be taken for the trend.
+ */
+function runningMedian(values: Float32Array, window: number, whole = false): Float32Array {
   const out = new Float32Array(values.length)
   // A typed array sorts numerically with no comparator called per pair: a 600×900 photo's room reading (320 pixels
   // high) took 21.7 ms sorting plain arrays, 10.6 ms so (median window 0.1 of the height, 2026-11-28).
   const buffer = new Float32Array(2 * window + 1)
   for (let i = 0; i < values.length; i++) {
-    const from = Math.max(0, i - window)
-    const to = Math.min(values.length, i + window + 1)
+    const span = Math.min(values.length, 2 * window + 1)
+    const from = whole ? Math.min(Math.max(0, i - window), values.length - span) : Math.max(0, i - window)
+    const to = whole ? from + span : Math.min(values.length, i + window + 1)
     const run = buffer.subarray(0, to - from)
     run.set(values.subarray(from, to))
     run.sort()
@@ -284,12 +304,12 @@ function runningMedian(values: Float32Array, window: number): Float32Array {
   return out
 }
 
-function runningMedianRgb(values: Float32Array, height: number, window: number): Float32Array {
+function runningMedianRgb(values: Float32Array, height: number, window: number, whole = false): Float32Array {
   const out = new Float32Array(values.length)
   const channel = new Float32Array(height)
   for (let c = 0; c < 3; c++) {
     for (let y = 0; y < height; y++) channel[y] = values[y * 3 + c]
-    const smooth = runningMedian(channel, window)
+    const smooth = runningMedian(channel, window, whole)
     for (let y = 0; y < height; y++) out[y * 3 + c] = smooth[y]
   }
   return out
