@@ -49,48 +49,12 @@ const KNEE = 0.72
 export function analyseBody(mask: Mask, coverage: number): BodyLayout {
   const { width, height } = mask
   if (coverage < 0.02 || coverage > 0.9) return defaultLayout(width, height)
-  const whole = readSilhouette(mask)
-  // A part above the figure, apart from it by empty rows, is its hair when a face of the wall's colour cut it off
-  // (segmentation.ts keeps it for that), or a stain on the wall, a lamp: the rest then has a head of its own.
-  for (let k = 0, rest = mask; k < PARTS_ABOVE; k++) {
-    const below = belowTopPart(rest)
-    if (!below) break
-    const without = readSilhouette(below)
-    if (without.layout.found && (without.withHead || !whole.layout.found)) return without.layout
-    rest = below
-  }
-  return whole.layout
-}
-
-/** How many parts above the figure, one above the other, analyseBody reads it without at most. */
-const PARTS_ABOVE = 2
-/** Share of the silhouette's height from its top within which a part above the figure ends. */
-const PART_ABOVE_ZONE = 0.3
-
-/** The silhouette read as it is, then with its rows filled, then as a figure whose head did not come out. */
-function readSilhouette(mask: Mask): { layout: BodyLayout; withHead: boolean } {
   const layout = readBody(mask, false)
-  if (layout.found) return { layout, withHead: true }
+  if (layout.found) return layout
   const filled = filledRows(mask)
   const second = readBody(filled, false)
-  if (second.found) return { layout: second, withHead: true }
-  return { layout: readBody(filled, true), withHead: false }
-}
-
-/** The mask without its topmost part, when empty rows near its top part it from the rest; undefined when none do. */
-function belowTopPart({ width, height, data }: Mask): Mask | undefined {
-  const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
-  let top = 0
-  while (top < height && empty(top)) top++
-  let last = height - 1
-  while (last > top && empty(last)) last--
-  let gap = top
-  while (gap <= last && !empty(gap)) gap++
-  if (gap > top + PART_ABOVE_ZONE * (last - top)) return undefined
-  while (gap <= last && empty(gap)) gap++
-  const out = Uint8Array.from(data)
-  out.fill(0, 0, gap * width)
-  return { width, height, data: out }
+  if (second.found) return second
+  return readBody(filled, true)
 }
 
 /** The mask with every row filled from its first to its last pixel. */

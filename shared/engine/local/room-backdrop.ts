@@ -17,6 +17,8 @@ export interface BackdropDistance {
 /** An object at one of the frame's sides (a picture, a lamp's shade) on rows `from` to `to`, inclusive. */
 export interface EdgeObject {
   side: 'left' | 'right'
+  /** Columns from the side the wall's colour was read from: the object reaches into them. */
+  strip: number
   from: number
   to: number
 }
@@ -41,10 +43,11 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
-  const edgeObjects = [
-    ...replaceEdgeObjects(left, right, height).map((rows) => ({ side: 'left' as const, ...rows })),
-    ...replaceEdgeObjects(right, left, height).map((rows) => ({ side: 'right' as const, ...rows })),
-  ]
+  const edgeObjects: EdgeObject[] = []
+  for (const tall of [false, true]) {
+    for (const rows of replaceEdgeObjects(left, right, height, tall)) edgeObjects.push({ side: 'left', strip, ...rows })
+    for (const rows of replaceEdgeObjects(right, left, height, tall)) edgeObjects.push({ side: 'right', strip, ...rows })
+  }
   keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
@@ -190,7 +193,14 @@ function keepFullWidthBands(left: Float32Array, right: Float32Array, height: num
 }
 
 /** The tallest object at one edge taken out of the backdrop's edge colours, as a share of the height. */
-const EDGE_OBJECT = 0.25
+const EDGE_OBJECT = 0.1
+/**
+ * The tallest object with sharp ends taken out (a picture's frame: 17-19% of the height on tuning flat 3030, 3320,
+ * 3365). A lamp's glow, which fades over as many rows, is not: the row model's noise takes it in.
+ */
+const TALL_EDGE_OBJECT = 0.25
+/** Rows from an object's end, as a share of the height, within which it is half its contrast from the wall, for a sharp end. */
+const SHARP_END = 0.01
 /** The shortest such object, as a share of the height: a row or two off the trend is noise or texture. */
 const EDGE_OBJECT_MIN = 0.02
 /**
@@ -207,13 +217,15 @@ const EDGE_OBJECT_MARGIN = 2
  * wrong all across them, and the wall there would read as subject from the object to the figure. Its rows take the
  * wall's colour from above and below it. A lamp's shade is 6% of the height (dim 69, 214), taller than the trend
  * window keepFullWidthBands uses; a band the other edge shows too is the room (a shelf), and one that does not end in
- * the colour it began with is a change of backdrop (a cabinet down to the floor).
+ * the colour it began with is a change of backdrop (a cabinet down to the floor). `tall`: objects up to TALL_EDGE_OBJECT
+ * of the height with sharp ends, against a trend over a window kept whole near the frame's top and bottom.
  */
-function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): { from: number; to: number }[] {
+function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number, tall: boolean): { from: number; to: number }[] {
   const replaced: { from: number; to: number }[] = []
-  const window = Math.max(2, Math.round(height * EDGE_OBJECT))
-  const trend = runningMedianRgb(edge, height, window, true)
-  const otherTrend = runningMedianRgb(other, height, window, true)
+  const window = Math.max(2, Math.round(height * (tall ? TALL_EDGE_OBJECT : EDGE_OBJECT)))
+  const trend = runningMedianRgb(edge, height, window, tall)
+  const otherTrend = runningMedianRgb(other, height, window, tall)
+  const step = Math.max(2, Math.round(SHARP_END * height))
   const off = (a: Float32Array, b: Float32Array, y: number, z = y) =>
     Math.abs(a[y * 3] - b[z * 3]) + Math.abs(a[y * 3 + 1] - b[z * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[z * 3 + 2])
   const margin = EDGE_OBJECT_MARGIN
@@ -231,7 +243,13 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
     }
     contrast.sort((a, b) => a - b)
     const strength = contrast[contrast.length >> 1]
-    const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST
+    // A sharp end: within a few rows of it the object is half as far from the wall as it typically is.
+    const sharp = (at: number, inwards: number) => {
+      let reached = false
+      for (let k = 0; k <= step && !reached; k++) reached = 2 * off(edge, trend, at + inwards * k) >= strength
+      return reached
+    }
+    const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST && (!tall || (sharp(y, 1) && sharp(end, -1)))
     if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && off(trend, trend, above, below) <= 15) {
       for (let k = above + 1; k < below; k++) {
         const t = (k - above) / (below - above)

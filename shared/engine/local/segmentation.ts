@@ -486,22 +486,29 @@ function open(mask: Uint8Array, width: number, height: number): void {
 
 /** How much longer than the object's own span a row's run from the frame's side is when it runs on into the figure. */
 const JOINED_RUN = 0.03
+/** Rows past an object's own the mask may show it on (its outline, spread by the row blur): a corner touching an arm. */
+const OBJECT_SPREAD = 2
 
 /**
  * An object at the frame's side (a picture on the wall, a lamp's shade) is no backdrop of the row model, so it is
  * subject, and where the figure's arm overlaps it, one part with the figure: a block out to the frame's side at the
- * shoulders, which no person's outline has. On most of its rows it stands alone, its run from the side ending where the
- * object does; on the rows where that run goes on into the figure, it is cut where the object ends on the nearest rows
+ * shoulders, which no person's outline has. On most of its rows it stands alone, its run from the side (from within
+ * the strip the wall's colour was read from) ending where the object does; on the rows where that run goes on into the
+ * figure, or that do not reach the side (a corner of its outline), it is cut where the object ends on the nearest rows
  * above and below, and the object, a part of its own at the frame's side, is left out with the rest of the backdrop.
  * An object the figure joins on most of its rows is left as it is: where it ends cannot be told.
  */
-function detachEdgeObject(mask: Uint8Array, width: number, height: number, { side, from, to }: EdgeObject): void {
+function detachEdgeObject(mask: Uint8Array, width: number, height: number, { side, strip, from, to }: EdgeObject): void {
   const at = (y: number, k: number) => y * width + (side === 'left' ? k : width - 1 - k)
+  // Per row, how far from the side the object's run ends: it starts within the strip the wall's colour was read from.
+  const first = Math.max(0, from - OBJECT_SPREAD)
   const runs: number[] = []
-  for (let y = Math.max(0, from); y <= Math.min(height - 1, to); y++) {
-    let run = 0
-    while (run < width && mask[at(y, run)]) run++
-    runs.push(run)
+  for (let y = first; y <= Math.min(height - 1, to + OBJECT_SPREAD); y++) {
+    let start = 0
+    while (start < strip && !mask[at(y, start)]) start++
+    let run = start
+    while (start < strip && run < width && mask[at(y, run)]) run++
+    runs.push(start < strip ? run : 0)
   }
   const present = runs.filter((run) => run > 0).sort((a, b) => a - b)
   if (present.length === 0) return
@@ -509,13 +516,13 @@ function detachEdgeObject(mask: Uint8Array, width: number, height: number, { sid
   const alone = runs.map((run) => run > 0 && run <= limit)
   if (2 * alone.filter(Boolean).length < present.length) return
   for (let k = 0; k < runs.length; k++) {
-    if (runs[k] <= limit) continue
+    if (alone[k]) continue
     let above = k - 1
     while (above >= 0 && !alone[above]) above--
     let below = k + 1
     while (below < runs.length && !alone[below]) below++
     const cut = Math.max(above >= 0 ? runs[above] : 0, below < runs.length ? runs[below] : 0)
-    for (let x = 0; x < cut; x++) mask[at(Math.max(0, from) + k, x)] = 0
+    for (let x = 0; x < cut; x++) mask[at(first + k, x)] = 0
   }
 }
 
