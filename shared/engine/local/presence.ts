@@ -69,7 +69,7 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
         const [lr, lg, lb] = meanAround(image, x, y, light.gains)
         if (isSkin(lr, lg, lb, LAMPLIT_SKIN)) litSkin++
       } else if (light?.kind === 'high-key') {
-        const burnt = Math.min(r, g, b) >= BURNT_OUT && mask.data[y * width + x] === 1
+        const burnt = Math.min(r, g, b) >= BURNT_OUT && (mask.data[y * width + x] === 1 || framed(mask, x, y, headWidth))
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
       }
     }
@@ -146,9 +146,23 @@ const CAST_REMOVED = 0.5
 
 /**
  * In a high-key photo, a face pixel this bright in every channel is skin the light burnt out to white: inside the
- * silhouette (framed by hair, jaw and neck), not the sweep, which the mask leaves out.
+ * silhouette, or framed by the hair on both sides of its row (framed), not the sweep beside the head.
  */
 const BURNT_OUT = 240
+
+/**
+ * Whether the head's silhouette is on both sides of a pixel along its row, within `reach`: a face burnt to the sweep's
+ * own white is backdrop to the segmentation, a hole that opens down the neck (a white top), but hair frames it.
+ */
+function framed({ width, data }: Mask, x: number, y: number, reach: number): boolean {
+  let left = false
+  let right = false
+  for (let d = 1; d <= reach && !(left && right); d++) {
+    left ||= x - d >= 0 && data[y * width + x - d] === 1
+    right ||= x + d < width && data[y * width + x + d] === 1
+  }
+  return left && right
+}
 
 /** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
 const HIGH_KEY_BACKDROP = 225

@@ -10,6 +10,17 @@ export interface BackdropDistance {
   noise: number
   /** Whether pixels of a textured wall's tones were taken as wall (asked for, and the wall is one: textured-wall.ts). */
   wallCleared: boolean
+  /** Objects at one edge whose rows took the wall's colour from above and below them (replaceEdgeObjects). */
+  edgeObjects: EdgeObject[]
+}
+
+/** An object at one of the frame's sides (a picture, a lamp's shade) on rows `from` to `to`, inclusive. */
+export interface EdgeObject {
+  side: 'left' | 'right'
+  /** Columns from the side the wall's colour was read from: the object reaches into them. */
+  strip: number
+  from: number
+  to: number
 }
 
 /**
@@ -32,9 +43,15 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const strip = Math.max(2, Math.round(width * 0.03))
   const left = edgeColours(blurred, width, height, 0, strip)
   const right = edgeColours(blurred, width, height, width - strip, width)
+  const edgeObjects: EdgeObject[] = []
+  for (const tall of [false, true]) {
+    for (const rows of replaceEdgeObjects(left, right, height, tall)) edgeObjects.push({ side: 'left', strip, ...rows })
+    for (const rows of replaceEdgeObjects(right, left, height, tall)) edgeObjects.push({ side: 'right', strip, ...rows })
+  }
   // Rows where an object stood at one edge: that edge's strip shows the object, not how noisy the wall is.
-  const leftObject = replaceEdgeObjects(left, right, height)
-  const rightObject = replaceEdgeObjects(right, left, height)
+  const leftObject = new Uint8Array(height)
+  const rightObject = new Uint8Array(height)
+  for (const { side, from, to } of edgeObjects) (side === 'left' ? leftObject : rightObject).fill(1, from, to + 1)
   keepFullWidthBands(left, right, height, Math.max(2, Math.round(height * 0.04)))
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
@@ -92,7 +109,7 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   }
   const wallCleared = wallColours && clearWallColours(image, blurred, radius, strip, Math.min(floorFrom, height), textured, distance)
   const sorted = Float32Array.from(rowNoise).sort()
-  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826), wallCleared }
+  return { distance, threshold, noise: Math.max(1.5, (sorted[sorted.length >> 1] ?? 0) * 1.4826), wallCleared, edgeObjects }
 }
 
 /**
@@ -181,6 +198,13 @@ function keepFullWidthBands(left: Float32Array, right: Float32Array, height: num
 
 /** The tallest object at one edge taken out of the backdrop's edge colours, as a share of the height. */
 const EDGE_OBJECT = 0.1
+/**
+ * The tallest object with sharp ends taken out (a picture's frame: 17-19% of the height on tuning flat 3030, 3320,
+ * 3365). A lamp's glow, which fades over as many rows, is not: the row model's noise takes it in.
+ */
+const TALL_EDGE_OBJECT = 0.25
+/** Rows from an object's end, as a share of the height, within which it is half its contrast from the wall, for a sharp end. */
+const SHARP_END = 0.01
 /** The shortest such object, as a share of the height: a row or two off the trend is noise or texture. */
 const EDGE_OBJECT_MIN = 0.02
 /**
@@ -197,15 +221,17 @@ const EDGE_OBJECT_MARGIN = 2
  * wrong all across them, and the wall there would read as subject from the object to the figure. Its rows take the
  * wall's colour from above and below it. A lamp's shade is 6% of the height (dim 69, 214), taller than the trend
  * window keepFullWidthBands uses; a band the other edge shows too is the room (a shelf), and one that does not end in
- * the colour it began with is a change of backdrop (a cabinet down to the floor). Returns the rows it replaced.
- * The wall around a lamp is lit by it, brighter on one side of the shade than on the other (dim 3184: 30 levels apart
- * summed over RGB, 16% of its brightness): the same wall is one colour, lit a little more or less.
+ * the colour it began with is a change of backdrop (a cabinet down to the floor). `tall`: objects up to TALL_EDGE_OBJECT
+ * of the height with sharp ends, against a trend over a window kept whole near the frame's top and bottom. Returns the
+ * rows it replaced. The wall around a lamp is lit by it, brighter on one side of the shade than on the other (dim 3184:
+ * 30 levels apart summed over RGB, 16% of its brightness): the same wall is one colour, lit a little more or less.
  */
-function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number): Uint8Array {
-  const replaced = new Uint8Array(height)
-  const window = Math.max(2, Math.round(height * EDGE_OBJECT))
-  const trend = runningMedianRgb(edge, height, window)
-  const otherTrend = runningMedianRgb(other, height, window)
+function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number, tall: boolean): { from: number; to: number }[] {
+  const replaced: { from: number; to: number }[] = []
+  const window = Math.max(2, Math.round(height * (tall ? TALL_EDGE_OBJECT : EDGE_OBJECT)))
+  const trend = runningMedianRgb(edge, height, window, tall)
+  const otherTrend = runningMedianRgb(other, height, window, tall)
+  const step = Math.max(2, Math.round(SHARP_END * height))
   const off = (a: Float32Array, b: Float32Array, y: number, z = y) =>
     Math.abs(a[y * 3] - b[z * 3]) + Math.abs(a[y * 3 + 1] - b[z * 3 + 1]) + Math.abs(a[y * 3 + 2] - b[z * 3 + 2])
   const margin = EDGE_OBJECT_MARGIN
@@ -223,13 +249,19 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
     }
     contrast.sort((a, b) => a - b)
     const strength = contrast[contrast.length >> 1]
-    const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST
+    // A sharp end: within a few rows of it the object is half as far from the wall as it typically is.
+    const sharp = (at: number, inwards: number) => {
+      let reached = false
+      for (let k = 0; k <= step && !reached; k++) reached = 2 * off(edge, trend, at + inwards * k) >= strength
+      return reached
+    }
+    const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST && (!tall || (sharp(y, 1) && sharp(end, -1)))
     if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && sameWall(trend, above, below)) {
       for (let k = above + 1; k < below; k++) {
-        replaced[k] = 1
         const t = (k - above) / (below - above)
         for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
       }
+      replaced.push({ from: above + 1, to: below - 1 })
     }
     y = end
   }
@@ -290,14 +322,20 @@ function vignetteBend(blurred: Float32Array, width: number, height: number, left
   return Math.min(0.8, Math.max(-0.8, bend))
 }
 
-function runningMedian(values: Float32Array, window: number): Float32Array {
+/**
+ * The median of each value's neighbours within `window` on either side. Near the ends the window is clipped, or, when
+ * `whole`, shifted inwards to keep its full length: an object a third of a clipped window long near the frame's top is
+ * half of it, and would be taken for the trend.
+ */
+function runningMedian(values: Float32Array, window: number, whole = false): Float32Array {
   const out = new Float32Array(values.length)
   // A typed array sorts numerically with no comparator called per pair: a 600×900 photo's room reading (320 pixels
   // high) took 21.7 ms sorting plain arrays, 10.6 ms so (median window 0.1 of the height, 2026-11-28).
   const buffer = new Float32Array(2 * window + 1)
   for (let i = 0; i < values.length; i++) {
-    const from = Math.max(0, i - window)
-    const to = Math.min(values.length, i + window + 1)
+    const span = Math.min(values.length, 2 * window + 1)
+    const from = whole ? Math.min(Math.max(0, i - window), values.length - span) : Math.max(0, i - window)
+    const to = whole ? from + span : Math.min(values.length, i + window + 1)
     const run = buffer.subarray(0, to - from)
     run.set(values.subarray(from, to))
     run.sort()
@@ -306,12 +344,12 @@ function runningMedian(values: Float32Array, window: number): Float32Array {
   return out
 }
 
-function runningMedianRgb(values: Float32Array, height: number, window: number): Float32Array {
+function runningMedianRgb(values: Float32Array, height: number, window: number, whole = false): Float32Array {
   const out = new Float32Array(values.length)
   const channel = new Float32Array(height)
   for (let c = 0; c < 3; c++) {
     for (let y = 0; y < height; y++) channel[y] = values[y * 3 + c]
-    const smooth = runningMedian(channel, window)
+    const smooth = runningMedian(channel, window, whole)
     for (let y = 0; y < height; y++) out[y * 3 + c] = smooth[y]
   }
   return out

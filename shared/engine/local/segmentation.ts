@@ -1,5 +1,5 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
-import { roomBackdropDistance } from './room-backdrop.ts'
+import { roomBackdropDistance, type EdgeObject } from './room-backdrop.ts'
 import { nearBorderColours } from './textured-backdrop.ts'
 
 /** A binary mask (0 or 1 per pixel) at the size of the image it was computed from. */
@@ -97,6 +97,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   let threshold: number | Float32Array
   let backgroundNoise = 0
   let wallColoursCleared = false
+  let edgeObjects: EdgeObject[] = []
   /** Pixels the averaging spread the subject by, taken off again after the fill. */
   let spread = 0
   if (hasTransparentBorder(image)) {
@@ -108,6 +109,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
     threshold = room.threshold
     backgroundNoise = room.noise
     wallColoursCleared = room.wallCleared
+    edgeObjects = room.edgeObjects
   } else {
     const model = fitBackground(image, borderSamples(width, height))
     // Planks or a weave no smooth surface follows, whose colours repeat along the border: a pixel of a colour the
@@ -140,6 +142,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   // Where the model blends wall into floor, a subject of the blend's colour reads as backdrop for a row or
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
   if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
+  for (const object of edgeObjects) detachEdgeObject(mask, width, height, object)
   const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
@@ -478,6 +481,48 @@ function open(mask: Uint8Array, width: number, height: number): void {
         ? mask[i]
         : eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (x < width - 1 ? eroded[i + 1] : 0) | eroded[i - width] | eroded[i + width]
     }
+  }
+}
+
+/** How much longer than the object's own span a row's run from the frame's side is when it runs on into the figure. */
+const JOINED_RUN = 0.03
+/** Rows past an object's own the mask may show it on (its outline, spread by the row blur): a corner touching an arm. */
+const OBJECT_SPREAD = 2
+
+/**
+ * An object at the frame's side (a picture on the wall, a lamp's shade) is no backdrop of the row model, so it is
+ * subject, and where the figure's arm overlaps it, one part with the figure: a block out to the frame's side at the
+ * shoulders, which no person's outline has. On most of its rows it stands alone, its run from the side (from within
+ * the strip the wall's colour was read from) ending where the object does; on the rows where that run goes on into the
+ * figure, or that do not reach the side (a corner of its outline), it is cut where the object ends on the nearest rows
+ * above and below, and the object, a part of its own at the frame's side, is left out with the rest of the backdrop.
+ * An object the figure joins on most of its rows is left as it is: where it ends cannot be told.
+ */
+function detachEdgeObject(mask: Uint8Array, width: number, height: number, { side, strip, from, to }: EdgeObject): void {
+  const at = (y: number, k: number) => y * width + (side === 'left' ? k : width - 1 - k)
+  // Per row, how far from the side the object's run ends: it starts within the strip the wall's colour was read from.
+  const first = Math.max(0, from - OBJECT_SPREAD)
+  const runs: number[] = []
+  for (let y = first; y <= Math.min(height - 1, to + OBJECT_SPREAD); y++) {
+    let start = 0
+    while (start < strip && !mask[at(y, start)]) start++
+    let run = start
+    while (start < strip && run < width && mask[at(y, run)]) run++
+    runs.push(start < strip ? run : 0)
+  }
+  const present = runs.filter((run) => run > 0).sort((a, b) => a - b)
+  if (present.length === 0) return
+  const limit = present[present.length >> 1] + Math.max(2, Math.round(JOINED_RUN * width))
+  const alone = runs.map((run) => run > 0 && run <= limit)
+  if (2 * alone.filter(Boolean).length < present.length) return
+  for (let k = 0; k < runs.length; k++) {
+    if (alone[k]) continue
+    let above = k - 1
+    while (above >= 0 && !alone[above]) above--
+    let below = k + 1
+    while (below < runs.length && !alone[below]) below++
+    const cut = Math.max(above >= 0 ? runs[above] : 0, below < runs.length ? runs[below] : 0)
+    for (let x = 0; x < cut; x++) mask[at(first + k, x)] = 0
   }
 }
 

@@ -2,7 +2,7 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { looksLikePerson } from './presence.ts'
-import { segmentForeground, type Segmentation } from './segmentation.ts'
+import { segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 
 /**
  * The long sides of the copies a shopper photo is read on, in turn, until one shows a person: landmarks need shape, not
@@ -61,8 +61,48 @@ export function readShopper(photo: RgbaImage): ShopperReading {
   return second.body.found ? second : first
 }
 
+/** How many parts above the figure, one above the other, a reading that found no person is tried without. */
+const PARTS_ABOVE = 2
+/** Share of the silhouette's height from its top within which such a part ends. */
+const PART_ABOVE_ZONE = 0.3
+
+/**
+ * segmentation.ts keeps a part straight above the figure as its head (hair that a face of the wall's colour cut off).
+ * A stain on the wall or a lamp above the head is kept the same way, and read as the head it hides the shoulders or
+ * fails the head's tests: when no person came out, the silhouette is read again without the part above its first empty
+ * rows, and the figure below kept if it is one.
+ */
 function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
+  const first = readFigure(photo, segmentation)
+  let rest = segmentation
+  for (let k = 0; k < PARTS_ABOVE && !first.person; k++) {
+    const mask = withoutTopPart(rest.mask)
+    if (!mask) break
+    rest = { ...rest, mask, coverage: mask.data.reduce((n, v) => n + v, 0) / mask.data.length }
+    const below = readFigure(photo, rest)
+    if (below.person) return below.reading
+  }
+  return first.reading
+}
+
+function readFigure(photo: RgbaImage, segmentation: Segmentation): { reading: ShopperReading; person: boolean } {
   const silhouette = analyseBody(segmentation.mask, segmentation.coverage)
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
-  return { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }
+  return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
+}
+
+/** The mask without its topmost part, when empty rows near its top part it from the rest; undefined when none do. */
+function withoutTopPart({ width, height, data }: Mask): Mask | undefined {
+  const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
+  let top = 0
+  while (top < height && empty(top)) top++
+  let last = height - 1
+  while (last > top && empty(last)) last--
+  let gap = top
+  while (gap <= last && !empty(gap)) gap++
+  if (gap > top + PART_ABOVE_ZONE * (last - top)) return undefined
+  while (gap <= last && empty(gap)) gap++
+  const out = Uint8Array.from(data)
+  out.fill(0, 0, gap * width)
+  return { width, height, data: out }
 }

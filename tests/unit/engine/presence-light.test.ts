@@ -5,6 +5,7 @@ import { analyseShopper, shopperPixels } from '../../../shared/engine/local/inde
 import { random, type Rgb } from '../../../devstack/samples/drawing.ts'
 import { makeEmptyScene } from '../../support/empty-scenes.ts'
 import { asInput, makeShopperPhoto, type EncodedPhoto } from '../../support/images.ts'
+import { drawShopper } from '../../../devstack/samples/shopper-photo.ts'
 import { scene } from '../../support/scenes/index.ts'
 
 /**
@@ -130,6 +131,24 @@ describe('the person detector in dim and high-key light', () => {
   it('finds a shopper whose face the high-key light burnt out to the white of the sweep, framed by hair', () => {
     // Tuning scene 148: the face reads [255, 254, 249], the sweep around the head [254, 255, 244].
     expect(found(scene('studio', 148).shopper)).toBe(true)
+  })
+
+  it('finds a shopper whose burnt-out face opens down the neck into a white top, between locks of hair', () => {
+    const sweep: Rgb = [254, 254, 251]
+    const { image, geometry: g } = drawShopper({ width: 214, height: 320, background: sweep, shirtColor: [70, 120, 90] })
+    const H = g.figureHeight
+    const at = (f: number) => g.headTop + f * H
+    const paint = (x0: number, y0: number, x1: number, y1: number, colour: Rgb) => {
+      for (let y = Math.round(y0); y < Math.round(y1); y++)
+        for (let x = Math.round(x0); x < Math.round(x1); x++) image.data.set(colour, (y * image.width + x) * 4)
+    }
+    // Hair falling beside the face, the face and neck burnt to the sweep's white, and a white V from the neck into the top.
+    for (const s of [-1, 1])
+      paint(g.centreX + s * 0.062 * H - 0.012 * H, at(0.02), g.centreX + s * 0.062 * H + 0.012 * H, at(0.13), [46, 32, 24])
+    paint(g.centreX - 0.045 * H, at(0.05), g.centreX + 0.045 * H, at(0.13), sweep)
+    paint(g.centreX - 0.028 * H, at(0.13), g.centreX + 0.028 * H, at(0.24), sweep)
+    const photo: EncodedPhoto = { bytes: encodeJpeg(image, 92), format: 'jpeg', width: image.width, height: image.height, pixels: image }
+    expect(found(photo)).toBe(true)
   })
 
   it('finds nobody in empty rooms and objects alone under the same lamp or pushed as bright', { timeout: 60_000 }, () => {

@@ -1,6 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { drawGarment } from '../../../devstack/samples/garment-photo.ts'
-import { drawShopper, type Box, type ShopperPhotoOptions } from '../../../devstack/samples/shopper-photo.ts'
+import { drawShopper, shopperGeometry, type Box, type ShopperPhotoOptions } from '../../../devstack/samples/shopper-photo.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/index.ts'
 import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { segmentForeground, type Mask } from '../../../shared/engine/local/segmentation.ts'
@@ -173,6 +174,61 @@ describe('person segmentation', () => {
     for (let y = y0; y < y0 + 0.15 * H; y++) for (let x = x0; x < x0 + 6; x++) whole.data.set([40, 40, 40], (y * whole.width + x) * 4)
     const { mask } = segmentForeground(whole, { backdrop: 'room' })
     expect(subjectShare(mask, [x0, y0, x0 + 6, y0 + 0.15 * H])).toBe(0)
+  })
+
+  it("leaves out a picture on the wall at the frame's side, taller than a lamp's shade, that the arm overlaps", () => {
+    const picture = (top: number, tall: number, right: number, inner: [number, number, number], left = 0) => {
+      const wall: [number, number, number] = [180, 206, 190]
+      const { image, geometry } = drawShopper({ width: 180, height: 320, background: wall, shirtColor: [150, 40, 60] })
+      // The frame runs past the photo's side; only the wall is painted, so the figure stands in front of it.
+      const [y0, y1] = [Math.round(top * image.height), Math.round((top + tall) * image.height)]
+      for (let y = y0; y < y1; y++) {
+        for (let x = left; x < right; x++) {
+          const o = (y * image.width + x) * 4
+          if (Math.abs(image.data[o] - wall[0]) + Math.abs(image.data[o + 1] - wall[1]) + Math.abs(image.data[o + 2] - wall[2]) > 12)
+            continue
+          const edge = y - y0 < 3 || y1 - 1 - y < 3 || right - 1 - x < 3 || (left > 0 && x - left < 3)
+          image.data.set(edge ? [60, 60, 64] : inner, o)
+        }
+      }
+      const segmentation = segmentForeground(image, { backdrop: 'room' })
+      return { segmentation, geometry, clear: [0, y0, Math.min(right, geometry.centreX - 0.2 * geometry.figureHeight), y1] as Box }
+    }
+    // The frame's right side on the arm, from the head's top to below the shoulders: 18% of the height.
+    const H = shopperGeometry(180, 320).figureHeight
+    const armOuter = 90 - 0.19 * H
+    const { segmentation, geometry, clear } = picture(0.1, 0.18, Math.round(armOuter + 3), [248, 248, 248])
+    expect(subjectShare(segmentation.mask, clear)).toBe(0)
+    expect(subjectShare(segmentation.mask, geometry.torso)).toBeGreaterThan(0.95)
+    const body = analyseBody(segmentation.mask, segmentation.coverage)
+    expect(body.found).toBe(true)
+    expect(body.shoulderWidth).toBeLessThan(0.35 * H)
+    // A frame that stops a pixel or two short of the side, its corner on the arm, is the same.
+    const short = picture(0.1, 0.18, Math.round(armOuter + 3), [200, 230, 215], 2)
+    expect(subjectShare(short.segmentation.mask, short.clear)).toBe(0)
+    expect(analyseBody(short.segmentation.mask, short.segmentation.coverage).shoulderWidth).toBeLessThan(0.35 * H)
+
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.04, max: 0.45, noNaN: true }),
+        fc.double({ min: 0.05, max: 0.22, noNaN: true }),
+        fc.integer({ min: Math.round(armOuter - 25), max: Math.round(armOuter + 4) }),
+        fc.constantFrom<[number, number, number]>([248, 248, 248], [69, 81, 104], [120, 60, 50], [230, 200, 120]),
+        (top, tall, right, inner) => {
+          // Where the arm overlaps the frame on most of its rows, where the frame ends cannot be told.
+          const [y0, y1, shoulders] = [top * 320, (top + tall) * 320, shopperGeometry(180, 320).shoulderY + 0.03 * H]
+          fc.pre(right < armOuter - 4 || Math.min(y1, shoulders) - y0 >= 0.6 * (y1 - y0))
+          const {
+            segmentation: { mask },
+            geometry: g,
+            clear: box,
+          } = picture(top, tall, right, inner)
+          expect(subjectShare(mask, box)).toBe(0)
+          expect(subjectShare(mask, g.torso)).toBeGreaterThan(0.95)
+        },
+      ),
+      { numRuns: 25, seed: 26 },
+    )
   })
 
   it('keeps one connected subject: a stray blob in the backdrop is dropped', () => {
