@@ -12,8 +12,8 @@ import type { RgbaImage } from '../images/codecs/raster.ts'
 import { extractGarment } from '../engine/local/garment.ts'
 import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { resizeArea } from '../images/resize.ts'
-import type { Mask, Segmentation } from '../engine/local/segmentation.ts'
-import { readShopper, readShopperAtSizes } from '../engine/local/shopper-reading.ts'
+import type { Segmentation } from '../engine/local/segmentation.ts'
+import { nearestMask, readShopper, readShopperAtSizes } from '../engine/local/shopper-reading.ts'
 import { ciede2000, labImage, labOf, rgbOf, type Lab } from './colour.ts'
 
 /** Why a result failed, one code per check; docs/engines.md#quality-check says what each means. */
@@ -566,18 +566,6 @@ function silhouetteOf(shopperSmall: RgbaImage, shopper: RgbaImage): NonNullable<
     }
   }
   return { segmentation: own.segmentation, read: own.silhouette }
-}
-
-/** A mask resized by its nearest pixels. */
-function nearestMask(mask: Mask, width: number, height: number): Mask {
-  if (mask.width === width && mask.height === height) return mask
-  const data = new Uint8Array(width * height)
-  for (let y = 0; y < height; y++) {
-    const sy = Math.min(mask.height - 1, Math.floor(((y + 0.5) * mask.height) / height))
-    for (let x = 0; x < width; x++)
-      data[y * width + x] = mask.data[sy * mask.width + Math.min(mask.width - 1, Math.floor(((x + 0.5) * mask.width) / width))]
-  }
-  return { width, height, data }
 }
 
 function shrink(image: RgbaImage, side: number): RgbaImage {

@@ -40,10 +40,35 @@ export function readShopperAtSizes(photo: RgbaImage): SizedReading {
     if (tried.has(small.width)) continue
     tried.add(small.width)
     const reading = { small, ...readShopper(small) }
-    if (reading.body.found) return reading
+    if (reading.body.found && (!first || seenOn(first.small, reading.segmentation.mask))) return reading
     first ??= reading
   }
   return first as SizedReading
+}
+
+/**
+ * Whether the figure a reading at another size found is a person on the first copy too: its silhouette, carried to that
+ * copy by nearest pixels, has landmarks there, and the person-presence test passes on that copy's pixels. A size is
+ * tried again for the mask it cuts, not for another throw of the presence test's dice (a dress form alone passed it at
+ * one size of three).
+ */
+function seenOn(photo: RgbaImage, mask: Mask): boolean {
+  const carried = nearestMask(mask, photo.width, photo.height)
+  const coverage = carried.data.reduce((n, v) => n + v, 0) / carried.data.length
+  const silhouette = analyseBody(carried, coverage)
+  return silhouette.found && looksLikePerson(photo, carried, silhouette)
+}
+
+/** A mask resized by its nearest pixels. */
+export function nearestMask(mask: Mask, width: number, height: number): Mask {
+  if (mask.width === width && mask.height === height) return mask
+  const data = new Uint8Array(width * height)
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(mask.height - 1, Math.floor(((y + 0.5) * mask.height) / height))
+    for (let x = 0; x < width; x++)
+      data[y * width + x] = mask.data[sy * mask.width + Math.min(mask.width - 1, Math.floor(((x + 0.5) * mask.width) / width))]
+  }
+  return { width, height, data }
 }
 
 /**
