@@ -327,19 +327,43 @@ function vignetteBend(blurred: Float32Array, width: number, height: number, left
  * `whole`, shifted inwards to keep its full length: an object a third of a clipped window long near the frame's top is
  * half of it, and would be taken for the trend.
  */
-function runningMedian(values: Float32Array, window: number, whole = false): Float32Array {
-  const out = new Float32Array(values.length)
-  // A typed array sorts numerically with no comparator called per pair: a 600×900 photo's room reading (320 pixels
-  // high) took 21.7 ms sorting plain arrays, 10.6 ms so (median window 0.1 of the height, 2026-11-28).
-  const buffer = new Float32Array(2 * window + 1)
-  for (let i = 0; i < values.length; i++) {
-    const span = Math.min(values.length, 2 * window + 1)
-    const from = whole ? Math.min(Math.max(0, i - window), values.length - span) : Math.max(0, i - window)
-    const to = whole ? from + span : Math.min(values.length, i + window + 1)
-    const run = buffer.subarray(0, to - from)
-    run.set(values.subarray(from, to))
-    run.sort()
-    out[i] = run[run.length >> 1]
+export function runningMedian(values: Float32Array, window: number, whole = false): Float32Array {
+  const n = values.length
+  const out = new Float32Array(n)
+  // The window's values kept sorted as it slides: each step inserts the values entering it and removes those leaving,
+  // by binary search, instead of sorting the whole window again (the tall edge objects' window is a quarter of the
+  // height: sorting it at every row doubled a shopper's reading, 16.8 → 29.8 ms for a 600×900 photo).
+  const sorted = new Float32Array(2 * window + 2)
+  let size = 0
+  let from = 0
+  let to = 0
+  const place = (v: number) => {
+    let lo = 0
+    let hi = size
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (sorted[mid] < v) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  for (let i = 0; i < n; i++) {
+    const span = Math.min(n, 2 * window + 1)
+    const start = whole ? Math.min(Math.max(0, i - window), n - span) : Math.max(0, i - window)
+    const end = whole ? start + span : Math.min(n, i + window + 1)
+    while (to < end) {
+      const v = values[to++]
+      const k = place(v)
+      sorted.copyWithin(k + 1, k, size)
+      sorted[k] = v
+      size++
+    }
+    while (from < start) {
+      const k = place(values[from++])
+      sorted.copyWithin(k, k + 1, size)
+      size--
+    }
+    out[i] = sorted[size >> 1]
   }
   return out
 }

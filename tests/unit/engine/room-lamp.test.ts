@@ -4,6 +4,7 @@ import { drawShopper } from '../../../devstack/samples/shopper-photo.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
+import { runningMedian } from '../../../shared/engine/local/room-backdrop.ts'
 
 /**
  * A floor lamp's shade at the frame's edge in a room at night (shared/engine/local/room-backdrop.ts, replaceEdgeObjects):
@@ -83,6 +84,38 @@ describe('a lamp at the edge of a dim room', () => {
         },
       ),
       { numRuns: 20, seed: 26 },
+    )
+  })
+})
+
+describe('the running median of a room reading', () => {
+  /** Each window sorted whole, as the median was taken before it slid. */
+  function sortedWindows(values: Float32Array, window: number, whole: boolean): Float32Array {
+    const n = values.length
+    const out = new Float32Array(n)
+    for (let i = 0; i < n; i++) {
+      const span = Math.min(n, 2 * window + 1)
+      const from = whole ? Math.min(Math.max(0, i - window), n - span) : Math.max(0, i - window)
+      const to = whole ? from + span : Math.min(n, i + window + 1)
+      const run = values.slice(from, to).sort()
+      out[i] = run[run.length >> 1]
+    }
+    return out
+  }
+
+  it('is the median of each window, clipped or kept whole, with repeated values', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 120 }),
+        fc.integer({ min: 1, max: 70 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 4 }),
+        (levels, window, whole, scale) => {
+          const values = Float32Array.from(levels, (v) => v / scale)
+          expect(Array.from(runningMedian(values, window, whole))).toEqual(Array.from(sortedWindows(values, window, whole)))
+        },
+      ),
+      { numRuns: 400 },
     )
   })
 })
