@@ -622,6 +622,7 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
   const out = new Uint8Array(mask.length)
   if (best === 0) return out
   const main = parts[best]
+  const under = parts.map(() => false)
   const keep = parts.map((part, k) => {
     if (k === best) return true
     if (k === 0 || part.size < FIGURE_PART * main.size) return false
@@ -631,15 +632,13 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
     const cy = (part.y0 + part.y1) / 2
     if (cx <= main.x0 || cx >= main.x1) return false
     if (part.x1 - part.x0 <= main.x1 - main.x0) return cy < main.y0 || cy > main.y1
-    // Wider than the figure: only the shoes on the shadow pooled under them, low and flat, below it all.
-    return part.y0 > main.y1 && 3 * (part.y1 - part.y0) < part.x1 - part.x0
-  })
-  // Wider than the figure and tall, below it: the legs standing on their shadow, cut from a figure that lost its hips
-  // against the wall (grey trousers on a grey brick wall). Only the part's columns under the figure are the legs.
-  const under = parts.map((part, k) => {
-    if (keep[k] || k === 0 || part.size < FIGURE_PART * main.size || part.x0 === 0 || part.x1 === width) return false
-    const cx = (part.x0 + part.x1) / 2
-    return cx > main.x0 && cx < main.x1 && part.y0 > main.y1 && part.x1 - part.x0 > main.x1 - main.x0
+    // Wider than the figure, below it all: the shoes on the shadow pooled under them, low and flat, kept whole; or the
+    // legs standing on their shadow, cut from a figure that lost its hips against the wall (grey trousers on a grey
+    // brick wall), tall: only the part's columns under the figure are the legs.
+    if (part.y0 <= main.y1) return false
+    if (3 * (part.y1 - part.y0) < part.x1 - part.x0) return true
+    under[k] = true
+    return false
   })
   keepArmsBesideGap(parts, keep, labels, main, width, height)
   for (let i = 0; i < mask.length; i++) {

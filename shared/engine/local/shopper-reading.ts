@@ -54,9 +54,15 @@ export function readShopperAtSizes(photo: RgbaImage): SizedReading {
  */
 function seenOn(photo: RgbaImage, mask: Mask): boolean {
   const carried = nearestMask(mask, photo.width, photo.height)
-  const coverage = carried.data.reduce((n, v) => n + v, 0) / carried.data.length
-  const silhouette = analyseBody(carried, coverage)
+  const silhouette = analyseBody(carried, coverageOf(carried))
   return silhouette.found && looksLikePerson(photo, carried, silhouette)
+}
+
+/** The share of a mask's pixels it marks. */
+function coverageOf(mask: Mask): number {
+  let count = 0
+  for (const v of mask.data) count += v
+  return count / mask.data.length
 }
 
 /** A mask resized by its nearest pixels. */
@@ -103,7 +109,7 @@ function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
   for (let k = 0; k < PARTS_ABOVE && !first.person; k++) {
     const mask = withoutTopPart(rest.mask)
     if (!mask) break
-    rest = { ...rest, mask, coverage: mask.data.reduce((n, v) => n + v, 0) / mask.data.length }
+    rest = { ...rest, mask, coverage: coverageOf(mask) }
     const below = readFigure(photo, rest)
     if (below.person) return below.reading
   }
