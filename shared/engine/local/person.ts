@@ -119,11 +119,13 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   let shoulderWidth = across(shoulders)
   const hidden = headless ? undefined : hiddenTorsoShoulders(smooth, top, neckY, shoulderStart, feetVisible ? bottom - top : undefined)
   if (hidden) {
-    // The arms hang from the shoulders' outer edges: the span across their tops is the shoulders'.
+    // The arms hang from the shoulders' outer edges: the span across their tops is the shoulders'. Cut at the knees, the
+    // first wide rows are the hips, narrower than the shoulders: the span across the arms' tops, beside the hidden top.
     shoulderWidth = smooth[shoulderStart]
+    if (!feetVisible) shoulderWidth = Math.max(shoulderWidth, widestRow(mask, hidden, hidden + Math.round(0.3 * (hidden - top))))
     shoulderStart = hidden
     // As for a head placed above headless shoulders: the neck's base a little above them.
-    neckY = Math.min(neckY, Math.round(hidden - 0.03 * (bottom - top)))
+    neckY = Math.min(neckY, Math.round(hidden - 0.03 * (feetVisible ? bottom - top : (hidden - top) / SHOULDER_SHARE)))
   }
   if (shoulderWidth > width * 0.98 || shoulderWidth < headWidth * 1.3) return defaultLayout(width, height)
 
@@ -188,6 +190,18 @@ function pooledShadowFloor({ width, data }: Mask, top: number, bottom: number): 
   }
   // The pool's lower half in the frame: a band cut by the edge could as well be a hem or a step.
   if (shinWidth === 0 || widestWidth < POOL_OVER_SHINS * shinWidth || widest > bottom - 2) return null
+  return widest
+}
+
+/** The widest span, first pixel to last, of the mask's rows from `from` to `to`. */
+function widestRow({ width, height, data }: Mask, from: number, to: number): number {
+  let widest = 0
+  for (let y = Math.max(0, from); y <= Math.min(height - 1, to); y++) {
+    let first = -1
+    let last = -1
+    for (let x = 0, i = y * width; x < width; x++, i++) if (data[i]) (first = first < 0 ? x : first), (last = x)
+    if (first >= 0) widest = Math.max(widest, last - first + 1)
+  }
   return widest
 }
 
@@ -293,18 +307,28 @@ const NARROWEST_SHOULDERS = 0.17
 const HIDDEN_TORSO_LOWER = 1.2
 
 /**
- * A torso of the backdrop's own colour (a white top on a white sweep, clipped to the same white) leaves empty rows
- * between the neck and the first wide rows, which are then the tops of the arms beside it, or the hips, well below where
- * a standing figure's shoulders are. The row where its proportions put them (SHOULDER_SHARE of the stature below the
- * top of the head); undefined when the torso is not hidden, or the feet are not in the photo to give the stature.
+ * A torso of the backdrop's own colour (a white top on a white sweep, clipped to the same white; a brown top against a
+ * brown wallpaper) leaves empty rows between the neck and the first wide rows, which are then the tops of the arms
+ * beside it, or the hips, well below where a standing figure's shoulders are. With the feet in the photo, the row where
+ * its proportions put them (SHOULDER_SHARE of the stature below the top of the head). In a photo cut at the knees no
+ * stature gives them: when the first wide rows lie further below the head's top than HIDDEN_TORSO_HEADS times its
+ * height to the neck (a standing figure's shoulders are 1.3 to 1.6 times it), the shoulders are the first empty row
+ * below the neck, where the hidden top's neckline starts. Undefined when the torso is not hidden.
  */
 function hiddenTorsoShoulders(width: Float32Array, top: number, neckY: number, found: number, stature: number | undefined) {
-  if (stature === undefined) return undefined
-  let empty = false
-  for (let y = neckY; y < found && !empty; y++) empty = width[y] === 0
+  let empty = -1
+  for (let y = neckY; y < found && empty < 0; y++) if (width[y] === 0) empty = y
+  if (empty < 0) return undefined
+  if (stature === undefined) return found - top > HIDDEN_TORSO_HEADS * Math.max(1, neckY - top) ? empty : undefined
   const shoulders = top + SHOULDER_SHARE * stature
-  return empty && found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
+  return found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
 }
+
+/**
+ * How many times the head's height to the neck the first wide rows lie below the head's top, at least, before a figure
+ * cut at the knees is taken to have a hidden torso (tuning photo 6087, studio 6238: 2.8 and 2.0).
+ */
+const HIDDEN_TORSO_HEADS = 1.9
 
 /** How much wider than a bare neck the shoulders below it are at least: 2.7 times for a slim figure (tuning soft 31). */
 const NECK_TO_SHOULDERS = 2.4
