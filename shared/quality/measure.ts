@@ -197,12 +197,23 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // A figure the frame cuts (no feet in it) is measured at the height its shoulders give (SHOULDER_SHARE): the frame's
   // cut misleads the landmarks.
   const byShoulders = read.found && (stature === 'shoulders' || !read.feetVisible)
-  const body = extent && byShoulders ? staturedByShoulders(extent) : extent
+  const statured = extent && byShoulders ? staturedByShoulders(extent) : extent
+  // Measured by the shoulders because the legs may be lost against the floor: they are carried down to where the
+  // shoulders put the ankles, so a band a product must cover there (shins) is measured on them, not skipped.
+  const lost = statured && stature === 'shoulders' && read.feetVisible ? withLostLegs(statured, person, width, height) : undefined
+  const body = lost?.body ?? statured
   const H = body?.figureHeight ?? height
   if (read.found) measures.statureRead = read.feetVisible ? read.figureHeight / staturedByShoulders(read).figureHeight : 1
   // Where the body is, for the envelope, the regions and the background: the silhouette, its torso taken as solid where
   // it lost it.
   const solid = body ? solidTorso(person, body, width, height) : person
+  if (lost) {
+    for (let y = lost.from; y < Math.min(height, Math.ceil(lost.body.ankleY)); y++) {
+      const left = Math.max(0, Math.ceil(lost.body.legs.left[y]))
+      const right = Math.min(width - 1, Math.floor(lost.body.legs.right[y]))
+      if (right >= left) solid.fill(1, y * width + left, y * width + right + 1)
+    }
+  }
   const outside = chamfer(width, height, (i) => solid[i] === 1)
   const inside = chamfer(width, height, (i) => solid[i] === 0)
   const { required, forbidden } = regionsFor(input.category, input.productKind)
@@ -688,6 +699,30 @@ function envelopeOf(body: BodyLayout, outside: Float32Array, width: number, heig
     }
   }
   return out
+}
+
+/** Share of the width of the legs' last rows (a skirt's hem, the knees) that the legs below them are carried down at. */
+const LOST_LEGS_SPAN = 0.7
+
+/**
+ * The layout with its legs carried down from the silhouette's last row below the crotch to the ankles the layout puts
+ * below it (LOST_LEGS_SPAN of that row's span, about its middle); undefined when no rows are missing.
+ */
+function withLostLegs(body: BodyLayout, person: Uint8Array, width: number, height: number) {
+  const { left, right } = body.legs
+  let last = -1
+  for (let y = Math.max(0, Math.ceil(body.crotchY)); y < height; y++) {
+    for (let x = Math.max(0, Math.ceil(left[y])); x < Math.min(width, Math.floor(right[y])) && last < y; x++)
+      if (person[y * width + x]) last = y
+  }
+  const to = Math.min(height, Math.ceil(body.ankleY))
+  if (last < 0 || last + 1 >= to) return undefined
+  const middle = (left[last] + right[last]) / 2
+  const half = (LOST_LEGS_SPAN * (right[last] - left[last])) / 2
+  const legs = { left: Float32Array.from(left), right: Float32Array.from(right) }
+  legs.left.fill(middle - half, last + 1, to)
+  legs.right.fill(middle + half, last + 1, to)
+  return { body: { ...body, legs }, from: last + 1 }
 }
 
 /**
