@@ -107,11 +107,16 @@ export function qualityCategoryOf(category: GarmentCategory | undefined, clothin
   return category
 }
 
-function productKindOf(clothingType: string | undefined): QualityProductKind | undefined {
+/**
+ * What the caller's words say about how far the product reaches. A wedding dress, a bridal or a maxi dress is taken as
+ * reaching the ankles, as a gown does: tried on without a train (shared/bridal/pipeline.ts), it is still measured to
+ * cover the shins, and a gown put on to the knees fails.
+ */
+export function productKindOf(clothingType: string | undefined): QualityProductKind | undefined {
   const text = clothingType?.toLowerCase() ?? ''
   if (/\b(trousers?|pants?|jeans?|leggings?|joggers?|chinos?)\b/.test(text)) return 'trousers'
   if (/\bshorts?\b/.test(text)) return 'shorts'
   if (/\bskirts?\b/.test(text)) return 'skirt'
-  if (/\bgowns?\b/.test(text)) return 'gown'
+  if (/\b(gowns?|wedding dress(es)?|bridal|maxi)\b/.test(text)) return 'gown'
   return undefined
 }
