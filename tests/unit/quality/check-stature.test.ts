@@ -36,4 +36,20 @@ describe('the figure’s height when the photo does not show it whole', { timeou
     expect(failed.passed).toBe(false)
     expect(failed.issues).toContain('garment_missing')
   })
+
+  it('measures the shins the silhouette lost below a skirt, where the shoulders put them, and fails trousers to the hem', () => {
+    // Tuning dim 6134: a skirt over dark legs in a dim room; the silhouette ends at the hem (0.77 of the figure), and
+    // measured by the shoulders it had no shins at all: trousers stopping at the hem passed both ways.
+    const s = tuningScene(6134, 'trousers')
+    const short = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
+    expect(judge(s, short).issues).toContain('garment_missing')
+    const failed = measureScene(s, short)
+    expect(failed.measures.statureRead).toBeLessThan(0.84)
+    expect(failed.measures['shoulders.cover.shins']).toBeLessThan(0.4)
+    expect(failed.issues).toContain('garment_missing')
+    // Down to the ankles, the same trousers cover the carried shins.
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    expect(measureScene(s, good).measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
+  })
 })
