@@ -201,13 +201,19 @@ function frameLight(image: RgbaImage, mask: Mask): FrameLight | undefined {
 }
 
 /**
+ * Red this bright is clipped at white: pale skin pushed past it (a face [255, 251, 232] or [255, 255, 235], tuning
+ * studio 6078, 6193, 6278) keeps only blue below red and green.
+ */
+const RED_CLIPPED = 253
+
+/**
  * Pale skin in a photo pushed bright: blue stays a little below red and green, so it is warmer than the white around
  * it but no longer in the daylight band (normalised red falls to about a third). Red still above green: ivory (a gown,
- * a mannequin's head) has them equal.
+ * a mannequin's head) has them equal. Unless red is clipped (RED_CLIPPED): how far above green it was is lost then.
  */
 function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
-  return sum > 450 && r - g >= 6 && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+  return sum > 450 && (r - g >= 6 || r >= RED_CLIPPED) && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */

@@ -128,6 +128,23 @@ describe('the person detector in dim and high-key light', () => {
     expect(found(scene('studio', 63).shopper)).toBe(true)
   })
 
+  it('finds a pale shopper whose red the high-key push clipped at white, green nearly with it', () => {
+    // The palest skin tones pushed by 8-10%: the face reads [255, 245-255, 225-238], red no longer above green.
+    const missed: string[] = []
+    for (const skinTone of [
+      [253, 228, 210],
+      [248, 222, 204],
+    ] as Rgb[]) {
+      const photo = makeShopperPhoto({ width: 300, height: 480, seed: 4, skinTone, background: [242, 242, 242], format: 'png' })
+      for (const [gain, lift] of [
+        [1.08, 8],
+        [1.1, 10],
+      ])
+        if (!found(pushedBright(photo.pixels, gain, lift))) missed.push(`skin ${skinTone}, gain ${gain}`)
+    }
+    expect(missed).toEqual([])
+  })
+
   it('finds a shopper whose face the high-key light burnt out to the white of the sweep, framed by hair', () => {
     // Tuning scene 148: the face reads [255, 254, 249], the sweep around the head [254, 255, 244].
     expect(found(scene('studio', 148).shopper)).toBe(true)
