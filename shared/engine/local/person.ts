@@ -194,13 +194,11 @@ function pooledShadowFloor({ width, data }: Mask, top: number, bottom: number): 
 }
 
 /** The widest span, first pixel to last, of the mask's rows from `from` to `to`. */
-function widestRow({ width, height, data }: Mask, from: number, to: number): number {
+function widestRow(mask: Mask, from: number, to: number): number {
   let widest = 0
-  for (let y = Math.max(0, from); y <= Math.min(height - 1, to); y++) {
-    let first = -1
-    let last = -1
-    for (let x = 0, i = y * width; x < width; x++, i++) if (data[i]) (first = first < 0 ? x : first), (last = x)
-    if (first >= 0) widest = Math.max(widest, last - first + 1)
+  for (let y = Math.max(0, from); y <= Math.min(mask.height - 1, to); y++) {
+    const [first, end] = extentWithin(mask, y, 0, mask.width - 1)
+    if (!Number.isNaN(first)) widest = Math.max(widest, end - first)
   }
   return widest
 }
