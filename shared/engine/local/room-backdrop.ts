@@ -376,19 +376,25 @@ export function runningMedian(values: Float32Array, window: number, whole = fals
 
 /**
  * The values with every peak narrower than 2·window + 1 cut down to the higher of its two sides (a morphological
- * opening: the largest, over the windows that hold a value, of the smallest value in the window). Steps and slopes stay.
+ * opening: the largest, over the windows of that length that hold a value, of the smallest value in the window). Steps
+ * and slopes stay, and so does a run at either end of any length: a window may reach past the ends.
  */
 export function withoutNarrowPeaks(values: Float32Array, window: number): Float32Array {
-  const slide = (from: Float32Array, pick: (a: number, b: number) => number) => {
-    const out = new Float32Array(from.length)
-    for (let i = 0; i < from.length; i++) {
-      let value = from[i]
-      for (let k = Math.max(0, i - window); k <= Math.min(from.length - 1, i + window); k++) value = pick(value, from[k])
-      out[i] = value
-    }
-    return out
+  const n = values.length
+  // The smallest value of the window centred on each of -window to n - 1 + window, clipped to the values.
+  const lows = new Float32Array(n + 2 * window)
+  for (let j = 0; j < lows.length; j++) {
+    let low = Number.POSITIVE_INFINITY
+    for (let k = Math.max(0, j - 2 * window); k <= Math.min(n - 1, j); k++) low = Math.min(low, values[k])
+    lows[j] = low
   }
-  return slide(slide(values, Math.min), Math.max)
+  const out = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    let high = lows[i]
+    for (let j = i + 1; j <= i + 2 * window; j++) high = Math.max(high, lows[j])
+    out[i] = high
+  }
+  return out
 }
 
 function runningMedianRgb(values: Float32Array, height: number, window: number, whole = false): Float32Array {

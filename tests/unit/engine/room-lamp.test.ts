@@ -4,7 +4,12 @@ import { drawShopper } from '../../../devstack/samples/shopper-photo.ts'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
-import { runningMedian } from '../../../shared/engine/local/room-backdrop.ts'
+import { runningMedian, withoutNarrowPeaks } from '../../../shared/engine/local/room-backdrop.ts'
+import { analyseShopper, shopperPixels } from '../../../shared/engine/local/index.ts'
+import { downscaleToFit } from '../../../shared/images/resize.ts'
+import { READING_SIDE, readShopper } from '../../../shared/engine/local/shopper-reading.ts'
+import { asInput } from '../../support/images.ts'
+import { scene } from '../../support/scenes/index.ts'
 
 /**
  * A floor lamp's shade at the frame's edge in a room at night (shared/engine/local/room-backdrop.ts, replaceEdgeObjects):
@@ -84,6 +89,48 @@ describe('a lamp at the edge of a dim room', () => {
         },
       ),
       { numRuns: 20, seed: 26 },
+    )
+  })
+})
+
+describe('a figure with its arms out beside a lamp', () => {
+  // Tuning dim 6099: a teal top 32 levels off an olive wall, arms out, a lamp's glowing shade beside the left arm. On the
+  // shade's rows figure, shade and glow filled 57-61% of the row, their spread read as the backdrop's, the threshold rose
+  // to its cap and the head and shoulders were cut off the figure: no person at any size.
+  it('keeps the head and shoulders of dim 6099 on the rows where the figure and the shade fill most of the row', () => {
+    const drawn = scene('dim', 6099)
+    const truth = drawn.truth.shopper
+    const pixels = shopperPixels(asInput(drawn.shopper))
+    expect(readShopper(downscaleToFit(pixels, READING_SIDE)).body.found).toBe(true)
+    const { small, body } = analyseShopper(pixels)
+    const scale = pixels.height / small.height
+    expect(Math.abs(body.headTop * scale - truth.boxes.head[1]) / truth.figureHeight).toBeLessThan(0.02)
+    expect(Math.abs(body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
+  })
+})
+
+describe('the spread of a room reading without narrow peaks', () => {
+  it('cuts a peak narrower than the window to its sides, and keeps steps and wide peaks', () => {
+    const rows = (...runs: [number, number][]) => Float32Array.from(runs.flatMap(([value, count]) => Array(count).fill(value)))
+    expect(Array.from(withoutNarrowPeaks(rows([4, 30], [12, 13], [5, 30]), 8))).toEqual(Array.from(rows([4, 30], [5, 43])))
+    expect(Array.from(withoutNarrowPeaks(rows([4, 30], [12, 17], [5, 30]), 8))).toEqual(Array.from(rows([4, 30], [12, 17], [5, 30])))
+    expect(Array.from(withoutNarrowPeaks(rows([4, 40], [9, 40]), 8))).toEqual(Array.from(rows([4, 40], [9, 40])))
+  })
+
+  it('never raises a value, and leaves a rising or falling run as it is (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 120 }),
+        fc.integer({ min: 1, max: 30 }),
+        (levels, window) => {
+          const values = Float32Array.from(levels)
+          const out = withoutNarrowPeaks(values, window)
+          for (let i = 0; i < values.length; i++) expect(out[i]).toBeLessThanOrEqual(values[i])
+          const rising = Float32Array.from(levels).sort()
+          expect(Array.from(withoutNarrowPeaks(rising, window))).toEqual(Array.from(rising))
+        },
+      ),
+      { numRuns: 200 },
     )
   })
 })
