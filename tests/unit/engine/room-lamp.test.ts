@@ -117,6 +117,12 @@ describe('the spread of a room reading without narrow peaks', () => {
     expect(Array.from(withoutNarrowPeaks(rows([4, 40], [9, 40]), 8))).toEqual(Array.from(rows([4, 40], [9, 40])))
   })
 
+  it('cuts only a peak that rises the given times over its sides: the subject filling the row, not a garment ripple', () => {
+    const rows = (...runs: [number, number][]) => Float32Array.from(runs.flatMap(([value, count]) => Array(count).fill(value)))
+    expect(Array.from(withoutNarrowPeaks(rows([5, 30], [11, 13], [5, 30]), 8, 1.5))).toEqual(Array.from(rows([5, 73])))
+    expect(Array.from(withoutNarrowPeaks(rows([9, 30], [12, 13], [9, 30]), 8, 1.5))).toEqual(Array.from(rows([9, 30], [12, 13], [9, 30])))
+  })
+
   it('never raises a value, and leaves a rising or falling run as it is (property)', () => {
     fc.assert(
       fc.property(
