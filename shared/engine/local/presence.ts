@@ -248,11 +248,13 @@ const RED_CLIPPED = 253
 /**
  * Pale skin in a photo pushed bright: blue stays a little below red and green, so it is warmer than the white around
  * it but no longer in the daylight band (normalised red falls to about a third). Red still above green: ivory (a gown,
- * a mannequin's head) has them equal. Unless red is clipped (RED_CLIPPED): how far above green it was is lost then.
+ * a mannequin's head) has them equal. Unless red is clipped (RED_CLIPPED): how far above green it was is lost then, and
+ * green may have clipped beside it, so only blue's lead tells ([253–255, 255, 235–239], tuning studio 7503).
  */
 function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
-  return sum > 450 && (r - g >= 6 || r >= RED_CLIPPED) && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+  const warmRed = r >= RED_CLIPPED || (r - g >= 6 && r / sum > 0.34)
+  return sum > 450 && warmRed && g > b && r - b >= 12 && r - b <= 0.3 * r
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
