@@ -203,11 +203,6 @@ function warmthBeside(image: RgbaImage, mask: Mask, body: BodyLayout, headWidth:
   return n > 0 ? sum / n : undefined
 }
 
-/** Whether the backdrop around a silhouette is a high-key studio's white sweep (frameLight). */
-export function isHighKey(image: RgbaImage, mask: Mask): boolean {
-  return frameLight(image, mask)?.kind === 'high-key'
-}
-
 /** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
 const HIGH_KEY_BACKDROP = 225
 

@@ -1,7 +1,7 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
-import { isHighKey, looksLikePerson } from './presence.ts'
+import { looksLikePerson } from './presence.ts'
 import { segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 
 /**
@@ -81,7 +81,7 @@ export function nearestMask(mask: Mask, width: number, height: number): Mask {
  * Reads where the shopper is in a small copy of their photo. A figure against a brick wall is often lost the first
  * time: bricks of other tones than the wall's edges stand out as subject and join the head or the arms. When no person
  * came out, a second reading clears such a wall by its tones (SegmentOptions.wallColours) and is kept if it shows one,
- * and on a high-key sweep a last one closes the gaps that stripes of the sweep's white cut (SegmentOptions.closedGap).
+ * and a last one closes the gaps that stripes of the backdrop's colour cut (SegmentOptions.closedGap).
  * The engine and the quality check read a photo through here, so they read the same figure.
  */
 export function readShopper(photo: RgbaImage): ShopperReading {
@@ -92,15 +92,13 @@ export function readShopper(photo: RgbaImage): ShopperReading {
     const second = read(photo, cleared)
     if (second.body.found) return second
   }
-  if (!isHighKey(photo, first.segmentation.mask)) return first
   const closed = read(photo, segmentForeground(photo, { backdrop: 'room', closedGap: STRIPE_GAP }))
   return closed.body.found ? closed : first
 }
 
 /**
- * Rows of backdrop closed between subject above and below in a reading for a figure not found otherwise, on a high-key
- * sweep: a top striped in the sweep's white (tuning studio 7413, 7618, 8708) is cut into bars 2–3% of the height apart.
- * Only there: elsewhere, the same closing joined clouds, stripes and a bottle of empty scenes into figures.
+ * Rows of backdrop closed between subject above and below in a reading for a figure not found otherwise: a top striped
+ * in the sweep's white (tuning studio 7258, 7413, 8708) is cut into bars 2–3% of the height apart.
  */
 const STRIPE_GAP = 0.035
 
