@@ -84,16 +84,7 @@ export interface SegmentOptions {
    * second reading, for a figure the first one did not find.
    */
   wallColours?: boolean
-  /**
-   * Room: the longest run of backdrop rows, as a share of the height, closed in a column between subject above and
-   * below. A stripe of the backdrop's own colour (a white stripe on a white sweep) cuts a top into bars a few rows
-   * apart, so this is a second reading too, for a figure the first one did not find; by default a hundredth.
-   */
-  closedGap?: number
 }
-
-/** The run of backdrop rows closed between subject above and below, as a share of the height, unless asked otherwise. */
-const CLOSED_GAP = 0.01
 
 /**
  * Separates the subject from its backdrop: an alpha channel when the image has one, otherwise a backdrop
@@ -150,7 +141,7 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   open(mask, width, height)
   // Where the model blends wall into floor, a subject of the blend's colour reads as backdrop for a row or
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
-  if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height * (options.closedGap ?? CLOSED_GAP))))
+  if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
   for (const object of edgeObjects) detachEdgeObject(mask, width, height, object)
   const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0

@@ -80,27 +80,17 @@ export function nearestMask(mask: Mask, width: number, height: number): Mask {
 /**
  * Reads where the shopper is in a small copy of their photo. A figure against a brick wall is often lost the first
  * time: bricks of other tones than the wall's edges stand out as subject and join the head or the arms. When no person
- * came out, a second reading clears such a wall by its tones (SegmentOptions.wallColours) and is kept if it shows one,
- * and a last one closes the gaps that stripes of the backdrop's colour cut (SegmentOptions.closedGap).
+ * came out, a second reading clears such a wall by its tones (SegmentOptions.wallColours) and is kept if it shows one.
  * The engine and the quality check read a photo through here, so they read the same figure.
  */
 export function readShopper(photo: RgbaImage): ShopperReading {
   const first = read(photo, segmentForeground(photo, { backdrop: 'room' }))
   if (first.body.found) return first
   const cleared = segmentForeground(photo, { backdrop: 'room', wallColours: true })
-  if (cleared.wallColoursCleared) {
-    const second = read(photo, cleared)
-    if (second.body.found) return second
-  }
-  const closed = read(photo, segmentForeground(photo, { backdrop: 'room', closedGap: STRIPE_GAP }))
-  return closed.body.found ? closed : first
+  if (!cleared.wallColoursCleared) return first
+  const second = read(photo, cleared)
+  return second.body.found ? second : first
 }
-
-/**
- * Rows of backdrop closed between subject above and below in a reading for a figure not found otherwise: a top striped
- * in the sweep's white (tuning studio 7258, 7413, 8708) is cut into bars 2–3% of the height apart.
- */
-const STRIPE_GAP = 0.035
 
 /** How many parts above the figure, one above the other, a reading that found no person is tried without. */
 const PARTS_ABOVE = 2

@@ -4,8 +4,6 @@ import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { analyseShopper, shopperPixels } from '../../../shared/engine/local/index.ts'
 import { downscaleToFit } from '../../../shared/images/resize.ts'
 import { READING_SIDE, readShopper, readShopperAtSizes } from '../../../shared/engine/local/shopper-reading.ts'
-import { analyseBody } from '../../../shared/engine/local/person.ts'
-import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
 import { makeEmptyScene } from '../../support/empty-scenes.ts'
 import { asInput, makeShopperPhoto } from '../../support/images.ts'
 import { scene } from '../../support/scenes/index.ts'
@@ -50,9 +48,12 @@ describe('a shopper photo read at several sizes', () => {
   })
 
   // Tuning scenes of the evaluation's generator (docs/quality-evaluation.md) whose figure the 320-px copy loses: a beige
-  // top on a beige brick wall (photo 237). Another size finds it whole. (Dim 3014, a cabinet at the frame's edge beside
-  // the legs, was another; the reading that closes wider gaps finds it on the first copy now.)
-  it.each([['photo', 237]] as const)('finds the figure of %s %i at another size when the first loses it', (style, seed) => {
+  // top on a beige brick wall (photo 237), a cabinet at the frame's edge beside the legs (dim 3014). Another size finds
+  // them whole.
+  it.each([
+    ['photo', 237],
+    ['dim', 3014],
+  ] as const)('finds the figure of %s %i at another size when the first loses it', (style, seed) => {
     const pixels = shopperPixels(asInput(scene(style, seed).shopper))
     expect(readShopper(downscaleToFit(pixels, READING_SIDE)).body.found).toBe(false)
     const analysis = analyseShopper(pixels)
@@ -84,24 +85,6 @@ describe('a shopper photo read at several sizes', () => {
     // Within 0.05 of the figure's height (read at the hips, they were 0.22 and 0.28 off).
     expect(Math.abs(shoulders - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
     expect(analysis.body.hipY * scale).toBeGreaterThan(truth.boxes.torso[3] - 0.05 * truth.figureHeight)
-  })
-
-  // A top striped in the sweep's white on a high-key tuning scene: its white stripes are backdrop, so the figure comes
-  // out in bars 2–3% of the height apart, which the usual closing of one hundredth of the height does not join.
-  it.each([
-    ['studio', 7413],
-    ['studio', 8708],
-  ] as const)('joins the bars a top striped in the backdrop colour cuts %s %i into', (style, seed) => {
-    const drawn = scene(style, seed)
-    const truth = drawn.truth.shopper
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const photo = downscaleToFit(pixels, READING_SIDE)
-    const barred = segmentForeground(photo, { backdrop: 'room' })
-    expect(analyseBody(barred.mask, barred.coverage).found).toBe(false)
-    const { body } = readShopper(photo)
-    expect(body.found).toBe(true)
-    const scale = pixels.height / photo.height
-    expect(Math.abs(body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
   })
 
   it('finds nobody at any size in empty rooms and objects alone', { timeout: 60_000 }, () => {
