@@ -181,13 +181,15 @@ function warmth(r: number, g: number, b: number): number {
 
 /**
  * The mean warmth of the backdrop beside the head, on the face's rows: the pixels of the sweep one to two head widths
- * from the centre line on either side. Undefined when none is backdrop there.
+ * from the centre line on either side. Undefined when none is backdrop there, or when it is not a sweep clipped to
+ * white: the rule is for a face pushed to clipping with the sweep, and a bright wall short of it has tones of its own.
  */
 function warmthBeside(image: RgbaImage, mask: Mask, body: BodyLayout, headWidth: number): number | undefined {
   const { width, height } = mask
   const cx = Math.round(body.centreX)
   const span = body.shoulderY - body.headTop
   let sum = 0
+  let clipped = 0
   let n = 0
   for (let y = Math.round(body.headTop + 0.35 * span); y <= Math.round(body.headTop + 0.7 * span); y++) {
     if (y < 0 || y >= height) continue
@@ -195,13 +197,19 @@ function warmthBeside(image: RgbaImage, mask: Mask, body: BodyLayout, headWidth:
       for (const x of [cx - d, cx + d]) {
         if (x < 0 || x >= width || mask.data[y * width + x]) continue
         const o = (y * width + x) * 4
-        sum += warmth(image.data[o], image.data[o + 1], image.data[o + 2])
+        const [r, g, b] = [image.data[o], image.data[o + 1], image.data[o + 2]]
+        sum += warmth(r, g, b)
+        clipped += Math.min(r, g, b) >= CLIPPED_SWEEP ? 1 : 0
         n++
       }
     }
   }
-  return n > 0 ? sum / n : undefined
+  return n > 0 && clipped >= CLIPPED_SHARE * n ? sum / n : undefined
 }
+
+/** A sweep pixel this bright in every channel is clipped white; so must most of the sweep beside a burnt-out face be. */
+const CLIPPED_SWEEP = 250
+const CLIPPED_SHARE = 0.9
 
 /** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
 const HIGH_KEY_BACKDROP = 225
