@@ -55,6 +55,7 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   const face = [0, 0, 0]
   const half = Math.max(1, Math.round(0.2 * headWidth))
   const light = frameLight(image, mask)
+  const sweepWarmth = light?.kind === 'high-key' ? warmthBeside(image, mask, body, headWidth) : undefined
   for (let y = Math.round(body.headTop + 0.35 * headSpan); y <= Math.round(body.headTop + 0.7 * headSpan); y++) {
     if (y < 0 || y >= height) continue
     for (let x = Math.max(0, cx - half); x <= Math.min(width - 1, cx + half); x++) {
@@ -69,7 +70,9 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
         const [lr, lg, lb] = meanAround(image, x, y, light.gains)
         if (isSkin(lr, lg, lb, LAMPLIT_SKIN)) litSkin++
       } else if (light?.kind === 'high-key') {
-        const burnt = Math.min(r, g, b) >= BURNT_OUT && (mask.data[y * width + x] === 1 || framed(mask, x, y, headWidth))
+        const burnt =
+          Math.min(r, g, b) >= BURNT_OUT &&
+          (mask.data[y * width + x] === 1 || framed(mask, x, y, headWidth) || warmth(r, g, b) >= (sweepWarmth ?? Infinity) + WARMER)
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
       }
     }
@@ -164,6 +167,50 @@ function framed({ width, data }: Mask, x: number, y: number, reach: number): boo
   return left && right
 }
 
+/**
+ * How much warmer than the sweep beside the head (warmth) a burnt-out face pixel is, in levels: pale skin pushed to
+ * clipping keeps its blue a little below its red and green ([255, 255, 243] on a sweep of [255, 255, 255], tuning
+ * studio 7183, 7198; [255, 255, 250], studio 7298), a face the segmentation leaves to the sweep when no hair frames it.
+ */
+const WARMER = 4
+
+/** How far blue falls below red and green: 0 on a neutral white, more on skin. */
+function warmth(r: number, g: number, b: number): number {
+  return (r + g) / 2 - b
+}
+
+/**
+ * The mean warmth of the backdrop beside the head, on the face's rows: the pixels of the sweep one to two head widths
+ * from the centre line on either side. Undefined when none is backdrop there, or when it is not a sweep clipped to
+ * white: the rule is for a face pushed to clipping with the sweep, and a bright wall short of it has tones of its own.
+ */
+function warmthBeside(image: RgbaImage, mask: Mask, body: BodyLayout, headWidth: number): number | undefined {
+  const { width, height } = mask
+  const cx = Math.round(body.centreX)
+  const span = body.shoulderY - body.headTop
+  let sum = 0
+  let clipped = 0
+  let n = 0
+  for (let y = Math.round(body.headTop + 0.35 * span); y <= Math.round(body.headTop + 0.7 * span); y++) {
+    if (y < 0 || y >= height) continue
+    for (let d = headWidth; d <= 2 * headWidth; d++) {
+      for (const x of [cx - d, cx + d]) {
+        if (x < 0 || x >= width || mask.data[y * width + x]) continue
+        const o = (y * width + x) * 4
+        const [r, g, b] = [image.data[o], image.data[o + 1], image.data[o + 2]]
+        sum += warmth(r, g, b)
+        clipped += Math.min(r, g, b) >= CLIPPED_SWEEP ? 1 : 0
+        n++
+      }
+    }
+  }
+  return n > 0 && clipped >= CLIPPED_SHARE * n ? sum / n : undefined
+}
+
+/** A sweep pixel this bright in every channel is clipped white; so must most of the sweep beside a burnt-out face be. */
+const CLIPPED_SWEEP = 250
+const CLIPPED_SHARE = 0.9
+
 /** A backdrop brighter than this on average is a high-key photo: a white sweep lit almost to clipping. */
 const HIGH_KEY_BACKDROP = 225
 
@@ -209,11 +256,13 @@ const RED_CLIPPED = 253
 /**
  * Pale skin in a photo pushed bright: blue stays a little below red and green, so it is warmer than the white around
  * it but no longer in the daylight band (normalised red falls to about a third). Red still above green: ivory (a gown,
- * a mannequin's head) has them equal. Unless red is clipped (RED_CLIPPED): how far above green it was is lost then.
+ * a mannequin's head) has them equal. Unless red is clipped (RED_CLIPPED): how far above green it was is lost then, and
+ * green may have clipped beside it, so only blue's lead tells ([253–255, 255, 235–239], tuning studio 7503).
  */
 function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
-  return sum > 450 && (r - g >= 6 || r >= RED_CLIPPED) && g > b && r - b >= 12 && r - b <= 0.3 * r && r / sum > 0.34
+  const warmRed = r >= RED_CLIPPED || (r - g >= 6 && r / sum > 0.34)
+  return sum > 450 && warmRed && g > b && r - b >= 12 && r - b <= 0.3 * r
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */
