@@ -20,8 +20,8 @@ export interface BodyLayout {
   shoulderWidth: number
   waistY: number
   /**
-   * The top of the bottoms, in a photo cut at the knees whose top is the wall's colour: the first wide rows below the
-   * hidden top. The stature is taken from it (staturedByShoulders). Undefined for every other figure.
+   * The top of the bottoms, in a photo cut at the knees whose top is the wall's colour: the first rows of the body's
+   * centre below the hidden top. The stature is taken from it (staturedByShoulders). Undefined for every other figure.
    */
   waistband?: number
   hipY: number
