@@ -129,7 +129,10 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     // first wide rows are the hips, narrower than the shoulders: the span across the arms' tops, beside the hidden top.
     shoulderWidth = smooth[shoulderStart]
     if (!feetVisible) shoulderWidth = Math.max(shoulderWidth, widestRow(mask, hidden, hidden + Math.round(0.3 * (hidden - top))))
-    if (!feetVisible) waistband = waistbandAbove(smooth, shoulderStart)
+    const band = feetVisible ? undefined : waistbandAbove(smooth, shoulderStart)
+    // Shoulders wider than a standing figure's at the stature it gives: no waistband, but rows just below the shoulders
+    // after a clipped face's chin was read as a hidden top's neckline (studio 6133: 0.44 of it).
+    if (band !== undefined && shoulderWidth <= WIDEST_SHOULDERS * ((band - top) / WAIST)) waistband = band
     shoulderStart = hidden
     // As for a head placed above headless shoulders: the neck's base a little above them.
     neckY = Math.min(neckY, Math.round(hidden - 0.03 * (feetVisible ? bottom - top : (hidden - top) / SHOULDER_SHARE)))
@@ -309,6 +312,9 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
 
 /** Shoulders narrower than this share of the stature are not a standing adult's, even turned a little. */
 const NARROWEST_SHOULDERS = 0.17
+
+/** Shoulders wider than this share of the stature are not a standing adult's, arms' tops included (soft 3281: 0.21). */
+const WIDEST_SHOULDERS = 0.35
 
 /** How far below where a standing figure's shoulders are the first wide rows under a hidden torso lie, at least. */
 const HIDDEN_TORSO_LOWER = 1.2

@@ -107,6 +107,17 @@ describe('a shopper photo read at several sizes', () => {
     expect(off(analysis.body.figureHeight, truth.figureHeight)).toBeLessThan(0.08)
   })
 
+  it('reads no waistband below a clipped chin taken for a hidden top: studio 6133 is as wide as such a stature', () => {
+    // A high-key studio clips the face's lower half; the rule reads the chin as the neckline of a hidden top, and the
+    // first rows of the centre below it (just under the real shoulders) are no waistband: the stature it gave was half
+    // the figure's, shoulders 0.44 of it wide.
+    const drawn = scene('studio', 6133)
+    expect(drawn.truth.shopper.framing).toBe('knee')
+    const analysis = analyseShopper(shopperPixels(asInput(drawn.shopper)))
+    expect(analysis.body.found).toBe(true)
+    expect(analysis.body.waistband).toBeUndefined()
+  })
+
   it('finds nobody at any size in empty rooms and objects alone', { timeout: 60_000 }, () => {
     const found: number[] = []
     for (let seed = 40_001; seed <= 40_040; seed++) {
