@@ -755,6 +755,14 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
     if (right - left > 0.35 * H) continue
     for (let k = fillFrom; k <= y; k++) solid.fill(1, k * width + left, k * width + right + 1)
   }
+  // Cut at the knees below a top of the wall's colour, the torso's span down to the waistband is the body, whatever came
+  // out beside it: arms held out may be lost too, and a strand of hair left alone (soft 6296).
+  const waistband = Math.min(to, Math.round(body.waistband ?? from))
+  for (let y = from; y < waistband; y++) {
+    const left = Math.max(0, Math.ceil(body.torso.left[y]))
+    const right = Math.min(width - 1, Math.floor(body.torso.right[y]))
+    if (right >= left) solid.fill(1, y * width + left, y * width + right + 1)
+  }
   return solid
 }
 

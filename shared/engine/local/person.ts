@@ -19,6 +19,11 @@ export interface BodyLayout {
   /** Full width across the shoulders (deltoids included). */
   shoulderWidth: number
   waistY: number
+  /**
+   * The top of the bottoms, in a photo cut at the knees whose top is the wall's colour: the first rows of the body's
+   * centre below the hidden top. The stature is taken from it (staturedByShoulders). Undefined for every other figure.
+   */
+  waistband?: number
   hipY: number
   crotchY: number
   kneeY: number
@@ -117,12 +122,17 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   const { headWidth } = shoulders
   top = shoulders.headTop ?? top
   let shoulderWidth = across(shoulders)
+  let waistband: number | undefined
   const hidden = headless ? undefined : hiddenTorsoShoulders(smooth, top, neckY, shoulderStart, feetVisible ? bottom - top : undefined)
   if (hidden) {
     // The arms hang from the shoulders' outer edges: the span across their tops is the shoulders'. Cut at the knees, the
     // first wide rows are the hips, narrower than the shoulders: the span across the arms' tops, beside the hidden top.
     shoulderWidth = smooth[shoulderStart]
     if (!feetVisible) shoulderWidth = Math.max(shoulderWidth, widestRow(mask, hidden, hidden + Math.round(0.3 * (hidden - top))))
+    const band = feetVisible ? undefined : waistbandAbove(smooth, shoulderStart)
+    // Shoulders wider than a standing figure's at the stature it gives: no waistband, but rows just below the shoulders
+    // after a clipped face's chin was read as a hidden top's neckline (studio 6133: 0.44 of it).
+    if (band !== undefined && shoulderWidth <= WIDEST_SHOULDERS * ((band - top) / WAIST)) waistband = band
     shoulderStart = hidden
     // As for a head placed above headless shoulders: the neck's base a little above them.
     neckY = Math.min(neckY, Math.round(hidden - 0.03 * (feetVisible ? bottom - top : (hidden - top) / SHOULDER_SHARE)))
@@ -148,6 +158,7 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     shoulderY: shoulderStart,
     shoulderWidth,
     waistY: crotch !== null ? shoulderStart + span * 0.64 : at(WAIST),
+    waistband,
     hipY: crotch !== null ? shoulderStart + span * 0.93 : at(HIP),
     crotchY,
     kneeY: crotchY + 0.42 * (floorY - crotchY),
@@ -159,7 +170,8 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     outer: { left: new Float32Array(height), right: new Float32Array(height) },
   }
   measureSpans(mask, layout)
-  return layout
+  // The waistband is read more surely than a crotch the frame's cut or legs joined in trousers put low (soft 3281).
+  return waistband === undefined ? layout : staturedByShoulders(layout)
 }
 
 /** How much wider than the shins the widest row of a shadow pooled under the feet is, at least. */
@@ -301,6 +313,9 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
 /** Shoulders narrower than this share of the stature are not a standing adult's, even turned a little. */
 const NARROWEST_SHOULDERS = 0.17
 
+/** Shoulders wider than this share of the stature are not a standing adult's, arms' tops included (soft 3281: 0.21). */
+const WIDEST_SHOULDERS = 0.35
+
 /** How far below where a standing figure's shoulders are the first wide rows under a hidden torso lie, at least. */
 const HIDDEN_TORSO_LOWER = 1.2
 
@@ -320,6 +335,16 @@ function hiddenTorsoShoulders(width: Float32Array, top: number, neckY: number, f
   if (stature === undefined) return found - top > HIDDEN_TORSO_HEADS * Math.max(1, neckY - top) ? empty : undefined
   const shoulders = top + SHOULDER_SHARE * stature
   return found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
+}
+
+/**
+ * Cut at the knees, the first wide rows below a hidden top are the bottoms, which start narrower than that at a slim
+ * waist (soft 3281: 0.7 of the width sought): their top, the first row of the body's centre after the empty rows.
+ */
+function waistbandAbove(width: Float32Array, found: number): number {
+  let y = found
+  while (y > 0 && width[y - 1] > 0) y--
+  return y
 }
 
 /**
@@ -450,9 +475,16 @@ function smoothSpans(spans: RowSpans, radius: number): void {
  */
 export const SHOULDER_SHARE = 0.185
 
-/** The layout with its height, and every landmark below the shoulders, taken from the head-to-shoulder distance. */
+/**
+ * The layout with its height, and every landmark below the shoulders, taken from the head-to-shoulder distance; below a
+ * hidden top, from the head to the waistband: shoulders there are only the first empty row under the neck, often a few
+ * rows low, and a bun or a high hairdo that lengthens the head weighs less against the longer distance (soft 3281).
+ */
 export function staturedByShoulders(body: BodyLayout): BodyLayout {
-  const figureHeight = Math.max(1, body.shoulderY - body.headTop) / SHOULDER_SHARE
+  const figureHeight =
+    body.waistband === undefined
+      ? Math.max(1, body.shoulderY - body.headTop) / SHOULDER_SHARE
+      : Math.max(1, body.waistband - body.headTop) / WAIST
   const at = (f: number) => body.headTop + f * figureHeight
   return { ...body, figureHeight, waistY: at(WAIST), hipY: at(HIP), crotchY: at(CROTCH), kneeY: at(KNEE), ankleY: at(ANKLE), floorY: at(1) }
 }

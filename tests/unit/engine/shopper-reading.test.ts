@@ -87,6 +87,37 @@ describe('a shopper photo read at several sizes', () => {
     expect(analysis.body.hipY * scale).toBeGreaterThan(truth.boxes.torso[3] - 0.05 * truth.figureHeight)
   })
 
+  // Cut at the knees below a top of the wall's colour, the bottoms start where the top ends: soft 3281 (trousers on a slim
+  // waist, a bun on the head) read its stature from the head and its crotch where the trousers' legs part, so a skirt
+  // began at the thighs; soft 6296 (a skirt below long hair) read its waist 0.12 of its height low.
+  it.each([
+    ['soft', 3281],
+    ['soft', 6296],
+  ] as const)('reads the waist of %s %i cut at the knees at the waistband below its hidden top', (style, seed) => {
+    const drawn = scene(style, seed)
+    const truth = drawn.truth.shopper
+    expect(truth.framing).toBe('knee')
+    const pixels = shopperPixels(asInput(drawn.shopper))
+    const analysis = analyseShopper(pixels)
+    expect(analysis.body.found).toBe(true)
+    const scale = pixels.height / analysis.small.height
+    const off = (read: number, real: number) => Math.abs(read * scale - real) / truth.figureHeight
+    // The torso's box ends at the waist (0.14 and 0.12 of the height low before); the stature within 0.08 (0.42, 0.30).
+    expect(off(analysis.body.waistY, truth.boxes.torso[3])).toBeLessThan(0.02)
+    expect(off(analysis.body.figureHeight, truth.figureHeight)).toBeLessThan(0.08)
+  })
+
+  it('reads no waistband below a clipped chin taken for a hidden top: studio 6133 is as wide as such a stature', () => {
+    // A high-key studio clips the face's lower half; the rule reads the chin as the neckline of a hidden top, and the
+    // first rows of the centre below it (just under the real shoulders) are no waistband: the stature it gave was half
+    // the figure's, shoulders 0.44 of it wide.
+    const drawn = scene('studio', 6133)
+    expect(drawn.truth.shopper.framing).toBe('knee')
+    const analysis = analyseShopper(shopperPixels(asInput(drawn.shopper)))
+    expect(analysis.body.found).toBe(true)
+    expect(analysis.body.waistband).toBeUndefined()
+  })
+
   it('finds nobody at any size in empty rooms and objects alone', { timeout: 60_000 }, () => {
     const found: number[] = []
     for (let seed = 40_001; seed <= 40_040; seed++) {

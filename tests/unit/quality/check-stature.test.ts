@@ -53,3 +53,33 @@ describe('the figure’s height when the photo does not show it whole', { timeou
     expect(measureScene(s, good).measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
   })
 })
+
+describe('a figure cut at the knees whose top is the wall’s colour', { timeout: SLOW }, () => {
+  it('measures the hips from the waistband below the hidden top: a skirt on the thighs is missing', () => {
+    // Tuning soft 3281: a pink top on a pink wall, a bun on the head. Its shoulders' distance from the top of the bun read
+    // the figure 1.3 times its height, the hips band lay on the thighs, and a skirt put on the thighs passed.
+    const s = tuningScene(3281, 'skirt')
+    expect(s.truth.shopper.framing).toBe('knee')
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    expect(measureScene(s, good).passed).toBe(true)
+    const low = paintedComposite(s, { parts: [PART.thigh] })
+    expect(judge(s, low).issues).toContain('garment_missing')
+    const m = measureScene(s, low)
+    expect(m.issues).toContain('garment_missing')
+    expect(m.measures['cover.hips']).toBeLessThan(0.5)
+  })
+
+  it('takes the hidden torso down to the waistband as the body: a jacket on it is not off the body', () => {
+    // Tuning soft 6296: a light top on a light wall, arms held out and lost with it, a strand of long hair alone beside
+    // the torso's centre. A jacket on the torso was measured off the body; slid down to the hips, it is missing.
+    const s = tuningScene(6296, 'jacket')
+    expect(s.truth.shopper.framing).toBe('knee')
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    expect(measureScene(s, good).passed).toBe(true)
+    const low = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
+    expect(judge(s, low).broken).toBe(true)
+    expect(measureScene(s, low).passed).toBe(false)
+  })
+})
