@@ -6,6 +6,7 @@ import { downscaleToFit } from '../../../shared/images/resize.ts'
 import { READING_SIDE, readShopper, readShopperAtSizes } from '../../../shared/engine/local/shopper-reading.ts'
 import { makeEmptyScene } from '../../support/empty-scenes.ts'
 import { asInput, makeShopperPhoto } from '../../support/images.ts'
+import type { StyleName } from '../../support/scenes/held-out.ts'
 import { scene } from '../../support/scenes/index.ts'
 
 describe('reading a shopper photo', () => {
@@ -38,6 +39,17 @@ describe('reading a shopper photo', () => {
 })
 
 const longSide = (image: { width: number; height: number }) => Math.max(image.width, image.height)
+
+/** A knee-length tuning scene read by the engine, found, with the scale from its reading's copy to the photo. */
+function readKneeLength(style: StyleName, seed: number) {
+  const drawn = scene(style, seed)
+  const truth = drawn.truth.shopper
+  expect(truth.framing).toBe('knee')
+  const pixels = shopperPixels(asInput(drawn.shopper))
+  const analysis = analyseShopper(pixels)
+  expect(analysis.body.found).toBe(true)
+  return { truth, analysis, scale: pixels.height / analysis.small.height }
+}
 
 describe('a shopper photo read at several sizes', () => {
   it('reads an ordinary photo once, at the first size', () => {
@@ -74,13 +86,7 @@ describe('a shopper photo read at several sizes', () => {
     ['studio', 6238],
     ['photo', 6087],
   ] as const)('reads the shoulders of %s %i cut at the knees below the head, not at the hips, when its top is hidden', (style, seed) => {
-    const drawn = scene(style, seed)
-    const truth = drawn.truth.shopper
-    expect(truth.framing).toBe('knee')
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const analysis = analyseShopper(pixels)
-    expect(analysis.body.found).toBe(true)
-    const scale = pixels.height / analysis.small.height
+    const { truth, analysis, scale } = readKneeLength(style, seed)
     const shoulders = analysis.body.shoulderY * scale
     // Within 0.05 of the figure's height (read at the hips, they were 0.22 and 0.28 off).
     expect(Math.abs(shoulders - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
@@ -94,13 +100,7 @@ describe('a shopper photo read at several sizes', () => {
     ['soft', 3281],
     ['soft', 6296],
   ] as const)('reads the waist of %s %i cut at the knees at the waistband below its hidden top', (style, seed) => {
-    const drawn = scene(style, seed)
-    const truth = drawn.truth.shopper
-    expect(truth.framing).toBe('knee')
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const analysis = analyseShopper(pixels)
-    expect(analysis.body.found).toBe(true)
-    const scale = pixels.height / analysis.small.height
+    const { truth, analysis, scale } = readKneeLength(style, seed)
     const off = (read: number, real: number) => Math.abs(read * scale - real) / truth.figureHeight
     // The torso's box ends at the waist (0.14 and 0.12 of the height low before); the stature within 0.08 (0.42, 0.30).
     expect(off(analysis.body.waistY, truth.boxes.torso[3])).toBeLessThan(0.02)
