@@ -80,10 +80,15 @@ describe('scene(style, seed)', () => {
             expect(count(PART.foot)).toBe(0)
           }
           expect(headTop).toBeLessThan(truth.boxes.torso[1])
-          // The product photo shows the product.
-          expect(s.truth.product.mask.reduce((n, v) => n + v, 0)).toBeGreaterThan(0.05 * s.product.width * s.product.height)
+          // The product photo shows the product: worn by a model seen whole, trousers in a square frame take less of it
+          // (soft 40971: 4.8%; on-model products of tuning seeds 40001-40200 take 6.3% and more).
+          const least = s.truth.product.convention === 'on-model' ? 0.03 : 0.05
+          expect(
+            s.truth.product.mask.reduce((n, v) => n + v, 0),
+            s.description,
+          ).toBeGreaterThan(least * s.product.width * s.product.height)
         }),
-        RUNS,
+        { ...RUNS, examples: [[{ style: 'soft', seed: 40_971 }]] },
       )
     },
     SLOW,
