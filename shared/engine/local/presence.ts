@@ -48,15 +48,91 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   if (ratio < HEAD_TO_SHOULDERS[0] || ratio > HEAD_TO_SHOULDERS[1]) return false
   if (isGreyscale(image)) return true
 
-  // The face: the middle of the head, clear of hair at the crown and sides and of the chin and neck.
+  const light = frameLight(image, mask)
+  const face = faceWindow(image, mask, { cx, top: body.headTop, span: headSpan, width: headWidth }, light)
+  if (face.share < MIN_FACE_SKIN) return false
+
+  // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's. A dim photo
+  // holds every colour within a few dozen levels of black, so its colours are compared as the room's light corrected
+  // shows them (as the face's skin is read), each averaged over its neighbours against the noise brought up with them.
+  const gains = light?.kind === 'dim' ? light.gains : undefined
+  const [fr, fg, fb] = face.mean.map((mean, c) => mean * (gains?.[c] ?? 1))
+  let bodyPixels = 0
+  let faceColoured = 0
+  for (let y = Math.max(0, Math.round(body.shoulderY)); y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!mask.data[i]) continue
+      bodyPixels++
+      const o = i * 4
+      const [r, g, b] = gains ? meanAround(image, x, y, gains) : [image.data[o], image.data[o + 1], image.data[o + 2]]
+      if (Math.abs(r - fr) + Math.abs(g - fg) + Math.abs(b - fb) < FACE_COLOUR_DISTANCE) faceColoured++
+    }
+  }
+  return bodyPixels === 0 || faceColoured / bodyPixels < MAX_FACE_COLOURED_BODY
+}
+
+/**
+ * A head with its neck, standing alone above a top of the backdrop's colour: at least this share of the silhouette's
+ * rows from its top to its last (about 0.23 on studio 8283; a brick above a head on a brick wall, 0.07 on photo 3337).
+ */
+const MIN_HEAD_PART = 0.12
+/** ...and no wider than this share of its own height (a head and neck are taller than wide). */
+const MAX_HEAD_PART_WIDTH = 1.2
+
+/**
+ * Whether a part of the mask on its own rows ([from, to), nothing else on them) is a person's head: tall enough beside
+ * the silhouette below it and no wider than a head and neck, with skin in the middle of it (faceWindow, at the
+ * MIN_FACE_SKIN a person's head must show), read with the part's extent as the head's and its last row as the
+ * shoulders. A stain or a lamp above a figure is not; a head whose top and shoulders are lost against the backdrop is.
+ * A photo in black and white shows no skin: its parts are taken to be no head.
+ */
+export function isHeadPart(image: RgbaImage, mask: Mask, [from, to]: [number, number]): boolean {
+  const { width, height } = mask
+  let last = height - 1
+  while (last >= to && mask.data.subarray(last * width, (last + 1) * width).every((v) => v === 0)) last--
+  if (to - from < 2 || to - from < MIN_HEAD_PART * (last + 1 - from) || isGreyscale(image)) return false
+  let sumX = 0
+  let n = 0
+  let headWidth = 0
+  for (let y = from; y < to; y++) {
+    let left = -1
+    let right = -1
+    for (let x = 0; x < width; x++) {
+      if (!mask.data[y * width + x]) continue
+      if (left < 0) left = x
+      right = x
+      sumX += x
+      n++
+    }
+    if (left >= 0) headWidth = Math.max(headWidth, right - left + 1)
+  }
+  if (n === 0 || headWidth > MAX_HEAD_PART_WIDTH * (to - from)) return false
+  const head = { cx: Math.round(sumX / n), top: from, span: to - from, width: headWidth }
+  return faceWindow(image, mask, head, frameLight(image, mask)).share >= MIN_FACE_SKIN
+}
+
+/** A head: its centre column, its top row, how far down its shoulders (or its part's last row) are, and its width. */
+interface Head {
+  cx: number
+  top: number
+  span: number
+  width: number
+}
+
+/**
+ * The face of a head: the middle of it, clear of hair at the crown and sides and of the chin and neck. The share of its
+ * pixels that read as skin in the photo's light (frameLight), and their mean colour as it was photographed.
+ */
+function faceWindow(image: RgbaImage, mask: Mask, head: Head, light: FrameLight | undefined): { share: number; mean: number[] } {
+  const { width, height } = mask
+  const { cx } = head
   let skin = 0
   let litSkin = 0
   let count = 0
   const face = [0, 0, 0]
-  const half = Math.max(1, Math.round(0.2 * headWidth))
-  const light = frameLight(image, mask)
-  const sweepWarmth = light?.kind === 'high-key' ? warmthBeside(image, mask, body, headWidth) : undefined
-  for (let y = Math.round(body.headTop + 0.35 * headSpan); y <= Math.round(body.headTop + 0.7 * headSpan); y++) {
+  const half = Math.max(1, Math.round(0.2 * head.width))
+  const sweepWarmth = light?.kind === 'high-key' ? warmthBeside(image, mask, head) : undefined
+  for (let y = Math.round(head.top + 0.35 * head.span); y <= Math.round(head.top + 0.7 * head.span); y++) {
     if (y < 0 || y >= height) continue
     for (let x = Math.max(0, cx - half); x <= Math.min(width - 1, cx + half); x++) {
       const o = (y * width + x) * 4
@@ -72,30 +148,12 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
       } else if (light?.kind === 'high-key') {
         const burnt =
           Math.min(r, g, b) >= BURNT_OUT &&
-          (mask.data[y * width + x] === 1 || framed(mask, x, y, headWidth) || warmth(r, g, b) >= (sweepWarmth ?? Infinity) + WARMER)
+          (mask.data[y * width + x] === 1 || framed(mask, x, y, head.width) || warmth(r, g, b) >= (sweepWarmth ?? Infinity) + WARMER)
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
       }
     }
   }
-  if (count === 0 || Math.max(skin, litSkin) / count < MIN_FACE_SKIN) return false
-
-  // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's. A dim photo
-  // holds every colour within a few dozen levels of black, so its colours are compared as the room's light corrected
-  // shows them (as the face's skin is read), each averaged over its neighbours against the noise brought up with them.
-  const gains = light?.kind === 'dim' ? light.gains : undefined
-  const [fr, fg, fb] = face.map((sum, c) => (sum / count) * (gains?.[c] ?? 1))
-  let bodyPixels = 0
-  let faceColoured = 0
-  for (let y = Math.max(0, Math.round(body.shoulderY)); y < height; y++) {
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      if (!mask.data[i]) continue
-      bodyPixels++
-      const o = i * 4
-      const [r, g, b] = gains ? meanAround(image, x, y, gains) : [image.data[o], image.data[o + 1], image.data[o + 2]]
-      if (Math.abs(r - fr) + Math.abs(g - fg) + Math.abs(b - fb) < FACE_COLOUR_DISTANCE) faceColoured++
-    }
-  }
-  return bodyPixels === 0 || faceColoured / bodyPixels < MAX_FACE_COLOURED_BODY
+  return { share: count === 0 ? 0 : Math.max(skin, litSkin) / count, mean: face.map((sum) => sum / Math.max(1, count)) }
 }
 
 /** The band of normalised r = R/(R+G+B) and g that skin from the palest to the darkest falls in: [r low, r high, g low, g high]. */
@@ -184,14 +242,13 @@ function warmth(r: number, g: number, b: number): number {
  * from the centre line on either side. Undefined when none is backdrop there, or when it is not a sweep clipped to
  * white: the rule is for a face pushed to clipping with the sweep, and a bright wall short of it has tones of its own.
  */
-function warmthBeside(image: RgbaImage, mask: Mask, body: BodyLayout, headWidth: number): number | undefined {
+function warmthBeside(image: RgbaImage, mask: Mask, head: Head): number | undefined {
   const { width, height } = mask
-  const cx = Math.round(body.centreX)
-  const span = body.shoulderY - body.headTop
+  const { cx, width: headWidth } = head
   let sum = 0
   let clipped = 0
   let n = 0
-  for (let y = Math.round(body.headTop + 0.35 * span); y <= Math.round(body.headTop + 0.7 * span); y++) {
+  for (let y = Math.round(head.top + 0.35 * head.span); y <= Math.round(head.top + 0.7 * head.span); y++) {
     if (y < 0 || y >= height) continue
     for (let d = headWidth; d <= 2 * headWidth; d++) {
       for (const x of [cx - d, cx + d]) {

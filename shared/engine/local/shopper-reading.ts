@@ -1,7 +1,7 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
-import { looksLikePerson } from './presence.ts'
+import { isHeadPart, looksLikePerson } from './presence.ts'
 import { segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 
 /**
@@ -101,15 +101,16 @@ const PART_ABOVE_ZONE = 0.3
  * segmentation.ts keeps a part straight above the figure as its head (hair that a face of the wall's colour cut off).
  * A stain on the wall or a lamp above the head is kept the same way, and read as the head it hides the shoulders or
  * fails the head's tests: when no person came out, the silhouette is read again without the part above its first empty
- * rows, and the figure below kept if it is one.
+ * rows, and the figure below kept if it is one. Not when that part is a head (presence.ts isHeadPart): it is the person's
+ * head above a top of the backdrop's colour, and what is below it alone is a skirt read as a head (studio 8283).
  */
 function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
   const first = readFigure(photo, segmentation)
   let rest = segmentation
   for (let k = 0; k < PARTS_ABOVE && !first.person; k++) {
-    const mask = withoutTopPart(rest.mask)
-    if (!mask) break
-    rest = { ...rest, mask, coverage: coverageOf(mask) }
+    const cut = withoutTopPart(rest.mask)
+    if (!cut || isHeadPart(photo, rest.mask, cut.part)) break
+    rest = { ...rest, mask: cut.mask, coverage: coverageOf(cut.mask) }
     const below = readFigure(photo, rest)
     if (below.person) return below.reading
   }
@@ -122,8 +123,11 @@ function readFigure(photo: RgbaImage, segmentation: Segmentation): { reading: Sh
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
 }
 
-/** The mask without its topmost part, when empty rows near its top part it from the rest; undefined when none do. */
-function withoutTopPart({ width, height, data }: Mask): Mask | undefined {
+/**
+ * The mask without its topmost part, when empty rows near its top part it from the rest, and the rows of that part (its
+ * last excluded); undefined when none do.
+ */
+function withoutTopPart({ width, height, data }: Mask): { mask: Mask; part: [number, number] } | undefined {
   const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
   let top = 0
   while (top < height && empty(top)) top++
@@ -132,8 +136,9 @@ function withoutTopPart({ width, height, data }: Mask): Mask | undefined {
   let gap = top
   while (gap <= last && !empty(gap)) gap++
   if (gap > top + PART_ABOVE_ZONE * (last - top)) return undefined
+  const part: [number, number] = [top, gap]
   while (gap <= last && empty(gap)) gap++
   const out = Uint8Array.from(data)
   out.fill(0, 0, gap * width)
-  return { width, height, data: out }
+  return { mask: { width, height, data: out }, part }
 }
