@@ -105,6 +105,10 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   const smooth = median3(centralWidth)
   const stature = feetVisible ? bottom - top : undefined
   let shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, stature)
+  // No shoulders below the head, and the head stands alone above empty rows: a top of the backdrop's colour, read from
+  // the head and the bottoms below it.
+  const alone = !shoulders && !headless && stature !== undefined ? belowLoneHead(smooth, top, stature) : undefined
+  shoulders ??= alone ?? null
   if (!shoulders) return defaultLayout(width, height)
   const across = (found: { shoulderStart: number; headWidth: number }) => {
     let widest = 0
@@ -129,6 +133,12 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
     // first wide rows are the hips, narrower than the shoulders: the span across the arms' tops, beside the hidden top.
     shoulderWidth = smooth[shoulderStart]
     if (!feetVisible) shoulderWidth = Math.max(shoulderWidth, widestRow(mask, hidden, hidden + Math.round(0.3 * (hidden - top))))
+    // Below a lone head the first rows are the bottoms' waist: the shoulders are as wide as the arms beside them, when
+    // those came out, and as a standing figure's are at least.
+    if (alone && stature !== undefined) {
+      const arms = widestRow(mask, shoulderStart, shoulderStart + Math.round(LONE_HEAD_ARMS * stature))
+      shoulderWidth = Math.min(WIDEST_SHOULDERS * stature, Math.max(shoulderWidth, arms, NARROWEST_SHOULDERS * stature))
+    }
     const band = feetVisible ? undefined : waistbandAbove(smooth, shoulderStart)
     // Shoulders wider than a standing figure's at the stature it gives: no waistband, but rows just below the shoulders
     // after a clipped face's chin was read as a hidden top's neckline (studio 6133: 0.44 of it).
@@ -335,6 +345,31 @@ function hiddenTorsoShoulders(width: Float32Array, top: number, neckY: number, f
   if (stature === undefined) return found - top > HIDDEN_TORSO_HEADS * Math.max(1, neckY - top) ? empty : undefined
   const shoulders = top + SHOULDER_SHARE * stature
   return found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
+}
+
+/** Rows below the bottoms' top (share of the stature) where the hands hanging beside them show the shoulders' span. */
+const LONE_HEAD_ARMS = 0.12
+/** The first rows below a lone head's empty ones lie this far below its top at most (share of the stature): the hips. */
+const LONE_HEAD_BODY = 0.55
+
+/**
+ * A head standing alone, with the feet in the photo: empty rows below it within the figure's top 0.3 (where a standing
+ * figure's shoulders are), and the body going on below them no lower than the hips. A top, and arms, of the backdrop's
+ * colour: a white top on a white sweep (studio 8283, 8303). The first rows of that body are returned as the shoulders
+ * found, for hiddenTorsoShoulders to place the shoulders where the stature puts them; undefined when the head does not
+ * stand alone.
+ */
+function belowLoneHead(width: Float32Array, top: number, stature: number) {
+  let headWidth = 0
+  for (let y = top; y <= top + Math.max(2, Math.round(0.06 * stature)); y++) headWidth = Math.max(headWidth, width[y])
+  if (headWidth < 2) return undefined
+  let empty = -1
+  for (let y = top + Math.round(0.5 * headWidth); y <= top + 0.3 * stature && empty < 0; y++) if (width[y] === 0) empty = y
+  if (empty < 0) return undefined
+  let body = empty
+  while (body <= top + LONE_HEAD_BODY * stature && width[body] === 0) body++
+  if (body > top + LONE_HEAD_BODY * stature) return undefined
+  return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
 }
 
 /**
