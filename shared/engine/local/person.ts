@@ -351,6 +351,13 @@ function hiddenTorsoShoulders(width: Float32Array, top: number, neckY: number, f
 const LONE_HEAD_ARMS = 0.12
 /** The first rows below a lone head's empty ones lie this far below its top at most (share of the stature): the hips. */
 const LONE_HEAD_BODY = 0.55
+/**
+ * How far down (share of the stature) the body below a lone head stays at least this share of the head's width (hair
+ * included): 0.9 for a skirt below curly hair (studio 8283), 1.1 to 1.75 on the other tuning scenes; a bridal gown's lace
+ * on a mannequin, 0.67 (empty scene 40003).
+ */
+const LONE_HEAD_MASS = 0.1
+const LONE_HEAD_MASS_WIDTH = 0.8
 
 /**
  * A head standing alone, with the feet in the photo: empty rows below it within the figure's top 0.3 (where a standing
@@ -369,6 +376,8 @@ function belowLoneHead(width: Float32Array, top: number, stature: number) {
   let body = empty
   while (body <= top + LONE_HEAD_BODY * stature && width[body] === 0) body++
   if (body > top + LONE_HEAD_BODY * stature) return undefined
+  // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace.
+  for (let y = body; y <= body + Math.round(LONE_HEAD_MASS * stature); y++) if (!(width[y] >= LONE_HEAD_MASS_WIDTH * headWidth)) return undefined
   return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
 }
 
