@@ -377,7 +377,8 @@ function belowLoneHead(width: Float32Array, top: number, stature: number) {
   while (body <= top + LONE_HEAD_BODY * stature && width[body] === 0) body++
   if (body > top + LONE_HEAD_BODY * stature) return undefined
   // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace.
-  for (let y = body; y <= body + Math.round(LONE_HEAD_MASS * stature); y++) if (!(width[y] >= LONE_HEAD_MASS_WIDTH * headWidth)) return undefined
+  for (let y = body; y <= body + Math.round(LONE_HEAD_MASS * stature); y++)
+    if (!(width[y] >= LONE_HEAD_MASS_WIDTH * headWidth)) return undefined
   return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
 }
 

@@ -129,7 +129,7 @@ describe('a shopper photo read at several sizes', () => {
     ['studio', 8283],
     ['studio', 8303],
     ['studio', 7638],
-  ] as const)('reads %s %i from its head standing alone above a top of the sweep\'s white, and its bottoms', (style, seed) => {
+  ] as const)("reads %s %i from its head standing alone above a top of the sweep's white, and its bottoms", (style, seed) => {
     const drawn = scene(style, seed)
     const truth = drawn.truth.shopper
     expect(truth.fullLength).toBe(true)
