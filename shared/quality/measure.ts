@@ -322,7 +322,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
 
   // A top must reach the waist (0.42: a shirt that stops at the chest is not on); a product that may not cover the
   // torso is judged on its upper part only (0.36: high-waisted trousers reach the waist).
-  const regions = regionMasks(body, solid, inside, width, height, required.includes('torso') ? 0.42 : 0.36)
+  const torsoTo = required.includes('torso') ? 0.42 : 0.36
+  const regions = regionMasks(body, solid, inside, width, height, torsoTo)
   const cover: Partial<Record<Region, number>> = {}
   let targetArea = 0
   let targetChanged = 0
@@ -364,7 +365,12 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // No landmarks, and not one required region could be read from the silhouette's extent: nothing shows the product
   // was put on (a figure half lost against its backdrop), so it is not taken as put on.
   const unread = needed.length > 0 && needed.every((r) => cover[r] === undefined && measures[`alike.${r}`] === undefined)
-  if (!read.found && unread && missing.length === 0) missing.push(needed[0])
+  // A figure read with every required region inside the frame, and the silhouette shows none of them (legs under a
+  // skirt of the sweep's white, studio 7418): nothing shows the product was put on there either. A region the frame
+  // cuts off is another thing: not required.
+  const bands = regionBands(body, torsoTo)
+  const lostInFrame = read.found && unread && needed.every((r) => bands[r][1] <= height)
+  if ((!read.found || lostInFrame) && unread && missing.length === 0) missing.push(needed[0])
   for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
   const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
   measures.changedShare = targetArea ? targetChanged / targetArea : 0
@@ -767,21 +773,28 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
 }
 
 /**
- * The body regions a product covers, from the silhouette and its landmarks, a pixel in from the silhouette's edge:
- * the torso below any neckline and above the waist, within the torso's span (no arms);
- * the hips to the crotch; thighs to the knees, shins to the ankles, feet to the floor, within the legs' span.
+ * The rows of each body region: bands as shares of the figure's height from the top of the head (an adult's
+ * proportions), each kept a little in from the landmarks either side, since the figure's height is read more surely
+ * than a waist or a knee.
  */
-function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number, torsoTo = 0.36) {
-  // Bands as shares of the figure's height from the top of the head (an adult's proportions), each kept a little in
-  // from the landmarks either side: the figure's height is read more surely than a waist or a knee.
+function regionBands(body: BodyLayout, torsoTo: number): Record<Region, [number, number]> {
   const at = (f: number) => body.headTop + f * body.figureHeight
-  const bands: Record<Region, [number, number]> = {
+  return {
     torso: [at(0.23), at(torsoTo)],
     hips: [at(0.43), at(0.5)],
     thighs: [at(0.56), at(0.68)],
     shins: [at(0.77), at(0.92)],
     feet: [at(0.965), at(1)],
   }
+}
+
+/**
+ * The body regions a product covers, from the silhouette and its landmarks, a pixel in from the silhouette's edge:
+ * the torso below any neckline and above the waist, within the torso's span (no arms);
+ * the hips to the crotch; thighs to the knees, shins to the ankles, feet to the floor, within the legs' span.
+ */
+function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number, torsoTo = 0.36) {
+  const bands = regionBands(body, torsoTo)
   const masks = {} as Record<Region, Uint8Array>
   for (const region of REGIONS) {
     const mask = new Uint8Array(width * height)
