@@ -325,6 +325,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   const torsoTo = required.includes('torso') ? 0.42 : 0.36
   const regions = regionMasks(body, solid, inside, width, height, torsoTo)
   const cover: Partial<Record<Region, number>> = {}
+  const changedIn: Partial<Record<Region, number>> = {}
   let targetArea = 0
   let targetChanged = 0
   const inTarget = new Uint8Array(n)
@@ -341,6 +342,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
       moved += changed[i]
     }
     if (count < MIN_REGION) continue
+    changedIn[region] = moved / count
     // Only a required region not covered is read for the shopper's own colours (the colour distances cost).
     let same = 0
     if (isRequired && hits / count < T.cover[region]) for (let i = 0; i < n; i++) if (mask[i] && alike(i)) same++
@@ -387,6 +389,13 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     if (cover[r] === undefined) continue
     below(cover[r]!, T.wrongRegion)
     if (cover[r]! > T.wrongRegion) issues.add('garment_wrong_region')
+  }
+  // Shoes and a bag leave the torso as it was, whatever colour a change there has: something else put on it is no
+  // part of them (a black prop of a bag's product photo cut out and laid on the torso as a top, flat 7030).
+  if ((input.category === 'bag' || input.category === 'shoes') && changedIn.torso !== undefined) {
+    measures.torsoChanged = changedIn.torso
+    below(changedIn.torso, T.wrongRegion)
+    if (changedIn.torso > T.wrongRegion) issues.add('garment_wrong_region')
   }
 
   // Product pixels off the envelope, against the area it should cover (for a bag: all its pixels).

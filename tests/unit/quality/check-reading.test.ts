@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { paintedComposite } from '../../support/scenes/composites.ts'
+import { farColour, paintedComposite } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
 import { decodeUpright } from '../../../shared/images/upright.ts'
@@ -18,5 +18,17 @@ describe('where the check reads the figure', { timeout: SLOW }, () => {
     const m = measureScene(s, onTorso, { shopper: decodeUpright(asInput(s.shopper), { side: MEASURE_SIDE }) })
     expect(m.measures.bodyFound).toBe(1)
     expect(m.issues).toContain('garment_wrong_region')
+  })
+
+  it('fails a bag whose result changed the torso, in any colour, and passes the bag held by the hand', () => {
+    // Flat 7030: the engine cut a black prop out of the bag's product photo and laid it on the torso as a top. No pixel
+    // of it shows the bag's colours, so the product's coverage of the torso was nil; the torso itself changed.
+    const s = tuningScene(272, 'bag')
+    const byTheHand = measureScene(s, paintedComposite(s))
+    expect(byTheHand.passed).toBe(true)
+    expect(byTheHand.measures.torsoChanged).toBeLessThan(0.05)
+    const onTorso = measureScene(s, paintedComposite(s, { parts: [PART.torso], colours: [farColour(s)] }))
+    expect(onTorso.issues).toContain('garment_wrong_region')
+    expect(onTorso.measures.torsoChanged).toBeGreaterThan(0.6)
   })
 })
