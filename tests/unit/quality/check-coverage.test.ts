@@ -34,6 +34,19 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(moved.passed).toBe(false)
   })
 
+  it('fails trousers on legs the silhouette lost in the frame: nothing there shows them put on', () => {
+    // Tuning studio 7418: a white skirt over pale legs on the white sweep; the figure is read (head, top, arms, shoes), its
+    // thighs and shins lie in the frame, and the silhouette shows none of them. Trousers pasted across the top and arms
+    // passed: no required region could be read.
+    const s = tuningScene(7418, 'trousers')
+    const unchanged = measureScene(s, received(s))
+    expect(unchanged.measures.bodyFound).toBe(1)
+    expect(unchanged.measures['cover.thighs']).toBeUndefined()
+    expect(unchanged.issues).toContain('garment_missing')
+    const onTheTop = measureScene(s, paintedComposite(s, { parts: [PART.torso, PART.upperArm, PART.forearm] }))
+    expect(onTheTop.passed).toBe(false)
+  })
+
   it('fails the garment moved off the body', () => {
     const s = tuningScene(11, 'trousers')
     const m = measureScene(s, paintedComposite(s, { offsetX: 0.25 * s.truth.shopper.figureHeight }))
