@@ -1,3 +1,4 @@
+import { garmentCategoryOf, namesTrainlessGarment } from '../engine/category.ts'
 import type { TrainSpec } from '../engine/types.ts'
 import { ImageDecodeError, type RgbaImage } from '../images/codecs/index.ts'
 import { extractGarment, type GarmentCutout } from '../engine/local/garment.ts'
@@ -38,7 +39,15 @@ export function createLocalPretreatment(options: { guidance?: TrainGuidance } = 
   const guidance = options.guidance ?? 'draws'
   return {
     name: 'local',
-    async prepare({ person, garment, decodeBudget }): Promise<PretreatmentOutcome> {
+    async prepare({ person, garment, clothingType, decodeBudget }): Promise<PretreatmentOutcome> {
+      // Named a top, a jacket or trousers by the caller: no train to read, whatever the photo's outline suggests (a
+      // T-shirt photographed spread out was read as a gown with a train and dressed as one, tuning studio 7603).
+      if (namesTrainlessGarment(clothingType))
+        return {
+          kind: 'unavailable',
+          reason: 'the garment named has no train to render',
+          category: garmentCategoryOf(clothingType, 'standard'),
+        }
       let cutout: GarmentCutout
       let shopper: RgbaImage
       try {

@@ -37,7 +37,7 @@ export async function generateWithTrain<Image extends ResultImage>(
   const { person, garment, signal, decodeBudget } = request
   let prepared: PretreatmentOutcome
   try {
-    prepared = await steps.pretreatment.prepare({ person, garment, signal, decodeBudget })
+    prepared = await steps.pretreatment.prepare({ person, garment, clothingType: request.clothingType, signal, decodeBudget })
   } catch (error) {
     // A deadline, or a refusal that is not a crash (the service is busy): the caller's to answer.
     if (signal?.aborted || error instanceof TryOnFailure) throw error

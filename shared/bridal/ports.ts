@@ -11,6 +11,8 @@ export interface TrainPretreatment {
   prepare(request: {
     person: InputImage
     garment: InputImage
+    /** The caller's `clothingType` hint: a garment it names a top, a jacket or trousers has no train to prepare. */
+    clothingType?: string
     signal?: AbortSignal
     decodeBudget?: DecodeBudget
   }): Promise<PretreatmentOutcome>

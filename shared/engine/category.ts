@@ -43,3 +43,20 @@ export function garmentCategoryOf(clothingType: string | undefined, productKind:
   }
   return best?.category
 }
+
+/** The skirts among the bottoms: a bridal skirt may have a train. */
+const SKIRT = anyWord('skirts?|jupes?|rock|faldas?|gonna|gonne')
+
+/**
+ * Whether the `clothingType` hint names a garment that has no train whatever its photo shows: a top, a jacket or coat,
+ * trousers or shorts (not a skirt, not a dress or gown). A wedding-dress request for one is a standard try-on.
+ */
+export function namesTrainlessGarment(clothingType: string | undefined): boolean {
+  const category = garmentCategoryOf(clothingType, 'standard')
+  if (category === 'top' || category === 'outerwear') return true
+  if (category !== 'bottom') return false
+  // The last bottom word decides, as the category's last word does ("leggings under a skirt" is a skirt).
+  const text = (clothingType ?? '').toLowerCase()
+  const last = (pattern: RegExp) => Math.max(-1, ...[...text.matchAll(new RegExp(pattern.source, 'g'))].map((m) => m.index))
+  return last(SKIRT) < last(words.find(([c]) => c === 'bottom')![1])
+}

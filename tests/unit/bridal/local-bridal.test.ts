@@ -78,6 +78,28 @@ describe('local train pre-treatment', () => {
     })
   })
 
+  it.each<[string, string]>([
+    ['T-shirt', 'top'],
+    ['Blazer', 'outerwear'],
+    ['Pants', 'bottom'],
+    ['Jeans', 'bottom'],
+  ])('prepares no train for a product the caller names a %s, whatever its photo shows', async (clothingType, category) => {
+    // A gown photographed with its train, named a top: the caller's word is taken (tuning studio 7603, a T-shirt spread
+    // out, and 8218, white trousers, were read as gowns with trains and dressed as such).
+    expect(await local.pretreatment.prepare({ person: roomy, garment: gown, clothingType })).toEqual({
+      kind: 'unavailable',
+      reason: 'the garment named has no train to render',
+      category,
+    })
+  })
+
+  it.each(['Wedding dress', 'Bridal gown', 'Skirt', 'Bridal skirt', 'Dress'])(
+    'reads the train of a gown named %s',
+    async (clothingType) => {
+      expect(await local.pretreatment.prepare({ person: roomy, garment: gown, clothingType })).toMatchObject({ kind: 'prepared' })
+    },
+  )
+
   it('sizes the train longer the further it reaches past the hem in the product photo', () => {
     const shape = (hemRow: number): GarmentShape => ({
       top: 0,
