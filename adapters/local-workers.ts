@@ -25,7 +25,7 @@ export type LocalCall = { id: number; budget?: { pixels: number; work: number } 
 
 type LocalRequest =
   | { op: 'generate'; request: Omit<TryOnRequest, 'signal' | 'remainingMs' | 'decodeBudget'> }
-  | { op: 'prepare'; guidance: TrainGuidance; request: { person: InputImage; garment: InputImage } }
+  | { op: 'prepare'; guidance: TrainGuidance; request: { person: InputImage; garment: InputImage; clothingType?: string } }
   | { op: 'score'; guidance: TrainGuidance; request: { result: GeneratedImage; person: InputImage; garment: InputImage } }
   | { op: 'measure'; request: Omit<MeasureJob, 'signal' | 'decodeBudget'> }
   | { op: 'reencode'; request: { image: InputImage; field: ImageField; policy: InputPolicy; held?: HeldCopy } }
@@ -143,10 +143,10 @@ export function createWorkerLocalSteps(options: { threads: number }): LocalSteps
       name: 'local',
       // The shopper photo it decoded comes back (moved, not copied) as the request's copy of it, as when the step runs
       // in the request's thread: a provider's re-encode then starts from it rather than decoding the photo again.
-      prepare: ({ person, garment, signal, decodeBudget }) => {
+      prepare: ({ person, garment, clothingType, signal, decodeBudget }) => {
         const { own, moved } = moving()
         return call<PretreatmentOutcome>(
-          { op: 'prepare', guidance, request: { person: own(person), garment: own(garment) } },
+          { op: 'prepare', guidance, request: { person: own(person), garment: own(garment), clothingType } },
           signal,
           decodeBudget,
           moved,

@@ -58,6 +58,22 @@ describe('the local engine on worker threads (the Node dev stack)', () => {
     await expect(workers.measure(job)).rejects.toThrow()
   })
 
+  it("prepares a train there as in the thread, the caller's clothingType included", async () => {
+    const gown = asInput(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 600, height: 800, format: 'png' }))
+    for (const clothingType of [undefined, 'Wedding dress', 'T-shirt', 'Jeans']) {
+      const request = { person, garment: gown, clothingType }
+      const expected = await inThreadLocalSteps().bridal('draws').pretreatment.prepare(request)
+      const actual = await workers.bridal('draws').pretreatment.prepare(request)
+      expect(actual.kind, String(clothingType)).toBe(expected.kind)
+      if (actual.kind === 'unavailable') expect(actual).toEqual(expected)
+    }
+    // A top named so has no train, in a worker too (the message once left the name behind).
+    expect(await workers.bridal('draws').pretreatment.prepare({ person, garment: gown, clothingType: 'T-shirt' })).toMatchObject({
+      kind: 'unavailable',
+      category: 'top',
+    })
+  })
+
   it('hands the shopper photo a pre-treatment decoded back to the request, so a provider re-encode decodes it no more', async () => {
     const budget = createDecodeBudget(240e6)
     const gown = asInput(makeGarmentPhoto({ kind: 'gown-with-train', color: [242, 236, 224], width: 600, height: 800, format: 'png' }))
