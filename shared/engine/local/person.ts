@@ -48,8 +48,9 @@ const KNEE = 0.72
 /**
  * Finds the figure's landmarks from its silhouette; falls back to a centred figure filling the frame (not
  * `found`). A silhouette with a hole where clothes or skin match the wall (a grey shirt against a grey wall,
- * a face against a beige one) is read again with each row filled between its outermost pixels, and a figure
- * whose head did not come out at all is read from its shoulders and feet.
+ * a face against a beige one) is read again with each row filled between its outermost pixels, a head standing alone
+ * above a hidden top from the head and the bottoms, and a figure whose head did not come out at all from its shoulders
+ * and feet.
  */
 export function analyseBody(mask: Mask, coverage: number): BodyLayout {
   const { width, height } = mask
@@ -59,6 +60,11 @@ export function analyseBody(mask: Mask, coverage: number): BodyLayout {
   const filled = filledRows(mask)
   const second = readBody(filled, false)
   if (second.found) return second
+  // A head standing alone above a top of the backdrop's colour (belowLoneHead), only where no figure came out otherwise:
+  // a figure the rows filled between its arms did read keeps that reading (studio 83, 173: its arms beside a white top
+  // give its shoulders better than the arms beside the bottoms do).
+  const alone = readBody(mask, false, true)
+  if (alone.found) return alone
   return readBody(filled, true)
 }
 
@@ -75,7 +81,7 @@ function filledRows({ width, height, data }: Mask): Mask {
   return { width, height, data: out }
 }
 
-function readBody(mask: Mask, headless: boolean): BodyLayout {
+function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
   const { width, height } = mask
   const rows = rowExtents(mask)
   let top = rows.first.findIndex((x, y) => x >= 0 && rows.count[y] >= Math.max(2, width * 0.01))
@@ -107,7 +113,7 @@ function readBody(mask: Mask, headless: boolean): BodyLayout {
   let shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, stature)
   // No shoulders below the head, and the head stands alone above empty rows: a top of the backdrop's colour, read from
   // the head and the bottoms below it.
-  const alone = !shoulders && !headless && stature !== undefined ? belowLoneHead(smooth, top, stature) : undefined
+  const alone = lone && !shoulders && stature !== undefined ? belowLoneHead(smooth, top, stature) : undefined
   shoulders ??= alone ?? null
   if (!shoulders) return defaultLayout(width, height)
   const across = (found: { shoulderStart: number; headWidth: number }) => {
