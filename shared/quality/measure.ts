@@ -322,8 +322,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
 
   // A top must reach the waist (0.42: a shirt that stops at the chest is not on); a product that may not cover the
   // torso is judged on its upper part only (0.36: high-waisted trousers reach the waist).
-  const torsoTo = required.includes('torso') ? 0.42 : 0.36
-  const regions = regionMasks(body, solid, inside, width, height, torsoTo)
+  const bands = regionBands(body, required.includes('torso') ? 0.42 : 0.36)
+  const regions = regionMasks(body, bands, solid, inside, width, height)
   const cover: Partial<Record<Region, number>> = {}
   const changedIn: Partial<Record<Region, number>> = {}
   let targetArea = 0
@@ -370,7 +370,6 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // A figure read with every required region inside the frame, and the silhouette shows none of them (legs under a
   // skirt of the sweep's white, studio 7418): nothing shows the product was put on there either. A region the frame
   // cuts off is another thing: not required.
-  const bands = regionBands(body, torsoTo)
   const lostInFrame = read.found && unread && needed.every((r) => bands[r][1] <= height)
   if ((!read.found || lostInFrame) && unread && missing.length === 0) missing.push(needed[0])
   for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
@@ -798,12 +797,18 @@ function regionBands(body: BodyLayout, torsoTo: number): Record<Region, [number,
 }
 
 /**
- * The body regions a product covers, from the silhouette and its landmarks, a pixel in from the silhouette's edge:
+ * The body regions a product covers, in the rows regionBands gives, from the silhouette, a pixel in from its edge:
  * the torso below any neckline and above the waist, within the torso's span (no arms);
  * the hips to the crotch; thighs to the knees, shins to the ankles, feet to the floor, within the legs' span.
  */
-function regionMasks(body: BodyLayout, person: Uint8Array, inside: Float32Array, width: number, height: number, torsoTo = 0.36) {
-  const bands = regionBands(body, torsoTo)
+function regionMasks(
+  body: BodyLayout,
+  bands: Record<Region, [number, number]>,
+  person: Uint8Array,
+  inside: Float32Array,
+  width: number,
+  height: number,
+) {
   const masks = {} as Record<Region, Uint8Array>
   for (const region of REGIONS) {
     const mask = new Uint8Array(width * height)

@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { paintedComposite } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
-import { PART } from '../../support/scenes/types.ts'
+import { PART, type ProductKind, type Scene } from '../../support/scenes/types.ts'
 import { measureScene, SLOW, tuningScene } from './check-support.ts'
 
 describe('the figure’s height when the photo does not show it whole', { timeout: SLOW }, () => {
   it('reads a figure cut at the knees from its shoulders: a jacket down to the shins is on the wrong region', () => {
     // Tuning flat 15: cut between the knees and the ankles; the landmarks read the figure 1.21 times its height, so the
     // shins lay below the regions measured and a jacket hung to them passed.
-    const s = tuningScene(15, 'jacket')
-    expect(s.truth.shopper.framing).toBe('knee')
-    const good = paintedComposite(s)
-    expect(judge(s, good).broken).toBe(false)
-    expect(measureScene(s, good).passed).toBe(true)
+    const s = kneeScene(15, 'jacket')
     const long = paintedComposite(s, { parts: [PART.torso, PART.hips, PART.thigh, PART.shin] })
     expect(judge(s, long).issues).toContain('garment_wrong_region')
     const m = measureScene(s, long)
@@ -58,11 +54,7 @@ describe('a figure cut at the knees whose top is the wall’s colour', { timeout
   it('measures the hips from the waistband below the hidden top: a skirt on the thighs is missing', () => {
     // Tuning soft 3281: a pink top on a pink wall, a bun on the head. Its shoulders' distance from the top of the bun read
     // the figure 1.3 times its height, the hips band lay on the thighs, and a skirt put on the thighs passed.
-    const s = tuningScene(3281, 'skirt')
-    expect(s.truth.shopper.framing).toBe('knee')
-    const good = paintedComposite(s)
-    expect(judge(s, good).broken).toBe(false)
-    expect(measureScene(s, good).passed).toBe(true)
+    const s = kneeScene(3281, 'skirt')
     const low = paintedComposite(s, { parts: [PART.thigh] })
     expect(judge(s, low).issues).toContain('garment_missing')
     const m = measureScene(s, low)
@@ -73,13 +65,19 @@ describe('a figure cut at the knees whose top is the wall’s colour', { timeout
   it('takes the hidden torso down to the waistband as the body: a jacket on it is not off the body', () => {
     // Tuning soft 6296: a light top on a light wall, arms held out and lost with it, a strand of long hair alone beside
     // the torso's centre. A jacket on the torso was measured off the body; slid down to the hips, it is missing.
-    const s = tuningScene(6296, 'jacket')
-    expect(s.truth.shopper.framing).toBe('knee')
-    const good = paintedComposite(s)
-    expect(judge(s, good).broken).toBe(false)
-    expect(measureScene(s, good).passed).toBe(true)
+    const s = kneeScene(6296, 'jacket')
     const low = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
     expect(judge(s, low).broken).toBe(true)
     expect(measureScene(s, low).passed).toBe(false)
   })
 })
+
+/** A tuning scene cut at the knees whose product painted where it belongs is good to the oracle and passes the check. */
+function kneeScene(seed: number, kind: ProductKind): Scene {
+  const s = tuningScene(seed, kind)
+  expect(s.truth.shopper.framing).toBe('knee')
+  const good = paintedComposite(s)
+  expect(judge(s, good).broken).toBe(false)
+  expect(measureScene(s, good).passed).toBe(true)
+  return s
+}
