@@ -233,7 +233,8 @@ const EDGE_OBJECT_MARGIN = 2
  * the colour it began with is a change of backdrop (a cabinet down to the floor). `tall`: objects up to TALL_EDGE_OBJECT
  * of the height with sharp ends, against a trend over a window kept whole near the frame's top and bottom. Returns the
  * rows it replaced. The wall around a lamp is lit by it, brighter on one side of the shade than on the other (dim 3184:
- * 30 levels apart summed over RGB, 16% of its brightness): the same wall is one colour, lit a little more or less.
+ * 30 levels apart summed over RGB, 16% of its brightness): the same wall is one colour, lit a little more or less, and
+ * around a lit shade (lightSource) lit more than around a dark object.
  */
 function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: number, tall: boolean): { from: number; to: number }[] {
   const replaced: { from: number; to: number }[] = []
@@ -265,7 +266,8 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
       return reached
     }
     const object = end - y + 1 >= EDGE_OBJECT_MIN * height && strength >= EDGE_OBJECT_CONTRAST && (!tall || (sharp(y, 1) && sharp(end, -1)))
-    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && sameWall(trend, above, below)) {
+    const lit = object && above >= 0 && below < height && lightSource(edge, y, end, trend, above, below)
+    if (object && above >= 0 && below < height && 2 * shared <= end - y + 1 && sameWall(trend, above, below, lit)) {
       for (let k = above + 1; k < below; k++) {
         const t = (k - above) / (below - above)
         for (let c = 0; c < 3; c++) edge[k * 3 + c] = trend[above * 3 + c] * (1 - t) + trend[below * 3 + c] * t
@@ -279,17 +281,34 @@ function replaceEdgeObjects(edge: Float32Array, other: Float32Array, height: num
 
 /** How much a wall's brightness may change from above an object at its edge to below it (the lamp's own light on it). */
 const WALL_LIGHT_CHANGE = 1.25
+/**
+ * ...and from above a light to below it: a lit shade throws its light up the wall more than down it past its stand
+ * (dim 7249: the wall above the shade 1.35 times as bright as below it).
+ */
+const LIT_WALL_CHANGE = 1.5
+/** An object at the edge at least this many times as bright as the wall above it and below it is a light. */
+const LIGHT_SOURCE = 2
+
+/** Whether the object on rows [from, to] of the edge is a light: its median brightness LIGHT_SOURCE times the wall's around it. */
+function lightSource(edge: Float32Array, from: number, to: number, trend: Float32Array, above: number, below: number): boolean {
+  const brightness = (values: Float32Array, y: number) => values[y * 3] + values[y * 3 + 1] + values[y * 3 + 2]
+  const object: number[] = []
+  for (let y = from; y <= to; y++) object.push(brightness(edge, y))
+  object.sort((a, b) => a - b)
+  const wall = Math.max(brightness(trend, above), brightness(trend, below))
+  return object[object.length >> 1] >= LIGHT_SOURCE * wall
+}
 /** How far (in normalised r plus g) the wall's colour may shift from above such an object to below it. */
 const WALL_HUE_CHANGE = 0.02
 
 /** Whether the edge's colours at rows a and b are the same wall: nearly equal, or one colour lit a little differently. */
-function sameWall(edge: Float32Array, a: number, b: number): boolean {
+function sameWall(edge: Float32Array, a: number, b: number, lit = false): boolean {
   const [ar, ag, ab] = edge.subarray(a * 3, a * 3 + 3)
   const [br, bg, bb] = edge.subarray(b * 3, b * 3 + 3)
   if (Math.abs(ar - br) + Math.abs(ag - bg) + Math.abs(ab - bb) <= 15) return true
   const sa = ar + ag + ab
   const sb = br + bg + bb
-  if (Math.min(sa, sb) <= 0 || Math.max(sa, sb) > WALL_LIGHT_CHANGE * Math.min(sa, sb)) return false
+  if (Math.min(sa, sb) <= 0 || Math.max(sa, sb) > (lit ? LIT_WALL_CHANGE : WALL_LIGHT_CHANGE) * Math.min(sa, sb)) return false
   return Math.abs(ar / sa - br / sb) + Math.abs(ag / sa - bg / sb) <= WALL_HUE_CHANGE
 }
 
