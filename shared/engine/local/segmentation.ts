@@ -42,6 +42,8 @@ export interface Segmentation {
   backgroundNoise: number
   /** A room's textured wall was cleared by its tones (SegmentOptions.wallColours, and the wall is one). */
   wallColoursCleared?: boolean
+  /** A room photo's subject before the figure's parts were chosen from it (stackedFigure reads them again). */
+  pieces?: Mask
 }
 
 /**
@@ -143,10 +145,20 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
   if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
   for (const object of edgeObjects) detachEdgeObject(mask, width, height, object)
-  const kept = options.backdrop === 'room' ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
+  const room = options.backdrop === 'room'
+  const kept = room ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
-  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise, wallColoursCleared }
+  const pieces = room ? { pieces: { width, height, data: mask } } : {}
+  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise, wallColoursCleared, ...pieces }
+}
+
+/**
+ * The figure chosen from a room photo's pieces as figureComponents does, and with every piece stacked on it (keepStacked):
+ * the bars of a top striped in the backdrop's colour, wider than the legs below them.
+ */
+export function stackedFigure({ width, height, data }: Mask): Mask {
+  return { width, height, data: figureComponents(data, width, height, true) }
 }
 
 /** Per pixel, the RGB distance from a studio backdrop model (a quadratic surface per channel). */
@@ -526,18 +538,24 @@ function detachEdgeObject(mask: Uint8Array, width: number, height: number, { sid
   }
 }
 
-/** Fills runs of at most `gap` background rows in a column that have subject directly above and below. */
-function closeVertically(mask: Uint8Array, width: number, height: number, gap: number): void {
+/**
+ * Fills runs of at most `gap` background rows in a column that have subject directly above and below; returns how many
+ * pixels it filled.
+ */
+export function closeVertically(mask: Uint8Array, width: number, height: number, gap: number): number {
+  let filled = 0
   for (let x = 0; x < width; x++) {
     let lastSubject = -1
     for (let y = 0; y < height; y++) {
       if (!mask[y * width + x]) continue
       if (lastSubject >= 0 && y - lastSubject > 1 && y - lastSubject - 1 <= gap) {
         for (let k = lastSubject + 1; k < y; k++) mask[k * width + x] = 1
+        filled += y - lastSubject - 1
       }
       lastSubject = y
     }
   }
+  return filled
 }
 
 interface Component {
@@ -615,7 +633,7 @@ const ARM_IN_GAP = 0.2
  * or skin of the wall's own colour cut a figure in pieces (white shorts against a white sweep, a face against
  * a beige wall): the legs below them or the head above are still the same person.
  */
-function figureComponents(mask: Uint8Array, width: number, height: number): Uint8Array {
+function figureComponents(mask: Uint8Array, width: number, height: number, stacked = false): Uint8Array {
   const { labels, parts } = components(mask, width, height)
   let best = 0
   for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
@@ -641,11 +659,59 @@ function figureComponents(mask: Uint8Array, width: number, height: number): Uint
     return false
   })
   keepArmsBesideGap(parts, keep, labels, main, width, height)
+  if (stacked) keepStacked(parts, keep, main, width)
   for (let i = 0; i < mask.length; i++) {
     const x = i % width
     out[i] = keep[labels[i]] || (under[labels[i]] && x >= main.x0 && x < main.x1) ? 1 : 0
   }
   return out
+}
+
+/** Rows between a piece and the figure, at most, for it to be stacked on it: a share of the figure's rows. */
+const STACKED_GAP = 0.03
+/** A stacked piece is no wider than this many times the largest part (a top's bar with its sleeves above the legs). */
+const STACKED_WIDTH = 2.5
+/** ...nor smaller than this share of it (a sleeve's bar is about 0.005). */
+const STACKED_SIZE = 0.002
+
+/** Rounds of stacking, at most: each takes in the pieces next to those already kept (a bar a round). */
+const STACKED_ROUNDS = 48
+
+/**
+ * A top striped in the backdrop's colour comes out as bars, each a piece of its own and wider than the legs, so that
+ * figureComponents leaves them out with everything wider than the figure above it (a shelf, a band of wall). Here a
+ * piece centred over the largest part is kept when it lies just above or below a kept piece (within STACKED_GAP of the
+ * figure's rows) across at least half of the narrower one's width, clear of the frame's sides: bar after bar, the top
+ * and its sleeves come back.
+ */
+function keepStacked(parts: Component[], keep: boolean[], main: Component, width: number): void {
+  const kept = parts.filter((_, k) => k > 0 && keep[k])
+  let top = main.y0
+  let bottom = main.y1
+  for (const part of kept) (top = Math.min(top, part.y0)), (bottom = Math.max(bottom, part.y1))
+  const gap = Math.max(2, Math.round(STACKED_GAP * (bottom - top)))
+  const mainWidth = main.x1 - main.x0
+  const candidates: number[] = []
+  parts.forEach((part, k) => {
+    if (k === 0 || keep[k] || part.size < STACKED_SIZE * main.size || part.x0 === 0 || part.x1 === width) return
+    const centre = (part.x0 + part.x1) / 2
+    if (part.x1 - part.x0 <= STACKED_WIDTH * mainWidth && centre > main.x0 && centre < main.x1) candidates.push(k)
+  })
+  const stackedOn = (a: Component, b: Component) => {
+    const rows = Math.max(a.y0 - b.y1, b.y0 - a.y1)
+    const across = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)
+    return rows >= 0 && rows <= gap && across >= 0.5 * Math.min(a.x1 - a.x0, b.x1 - b.x0)
+  }
+  for (let round = 0, changed = true; changed && round < STACKED_ROUNDS; round++) {
+    changed = false
+    for (const k of candidates) {
+      if (keep[k]) continue
+      if (!kept.some((part) => stackedOn(parts[k], part))) continue
+      keep[k] = true
+      kept.push(parts[k])
+      changed = true
+    }
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
-import { segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
+import { closeVertically, segmentForeground, stackedFigure, type Mask, type Segmentation } from './segmentation.ts'
 
 /**
  * The long sides of the copies a shopper photo is read on, in turn, until one shows a person: landmarks need shape, not
@@ -103,8 +103,22 @@ const PART_ABOVE_ZONE = 0.3
  * fails the head's tests: when no person came out, the silhouette is read again without the part above its first empty
  * rows, and the figure below kept if it is one. Not when that part is a head (presence.ts isHeadPart): it is the person's
  * head above a top of the backdrop's colour, and what is below it alone is a skirt read as a head (studio 8283).
+ *
+ * A silhouette cut by short runs of empty rows is read with them bridged (bridgedStripes): first when it has STRIPED runs
+ * or more (a striped top, whose bars the other readings measure as a jagged torso), else when no person came out.
  */
 function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
+  const stacked = segmentation.pieces ? stackedFigure(segmentation.pieces) : segmentation.mask
+  const stripes = stripeRows(stacked)
+  const bridged = () => {
+    const mask = stripes && bridgedStripes(stacked, stripes.longest)
+    return mask ? readFigure(photo, { ...segmentation, mask, coverage: coverageOf(mask) }) : undefined
+  }
+  const striped = stripes !== undefined && stripes.runs >= STRIPED
+  if (striped) {
+    const whole = bridged()
+    if (whole?.person) return whole.reading
+  }
   const first = readFigure(photo, segmentation)
   let rest = segmentation
   for (let k = 0; k < PARTS_ABOVE && !first.person; k++) {
@@ -114,6 +128,10 @@ function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
     const below = readFigure(photo, rest)
     if (below.person) return below.reading
   }
+  if (!first.person && !striped) {
+    const whole = bridged()
+    if (whole?.person) return whole.reading
+  }
   return first.reading
 }
 
@@ -121,6 +139,51 @@ function readFigure(photo: RgbaImage, segmentation: Segmentation): { reading: Sh
   const silhouette = analyseBody(segmentation.mask, segmentation.coverage)
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
+}
+
+/** Longest run of empty rows inside a silhouette read as a stripe of the backdrop's colour: a share of its rows. */
+const STRIPE_GAP = 0.03
+/** Runs of such rows from which a silhouette is read as striped, bridged before anything else. */
+const STRIPED = 2
+/** Where a top's stripes lie, as shares of the silhouette's rows from its top: below the head, above the knees. */
+const STRIPES_ZONE: [number, number] = [0.08, 0.7]
+
+/**
+ * The runs of empty rows within a silhouette (between its first and last rows) no longer than STRIPE_GAP of its rows:
+ * how many, and that longest length. Undefined when there are none, or when any run of empty rows lies outside
+ * STRIPES_ZONE: a top's stripes cut the figure between its head and its legs, a texture's pieces anywhere. A striped top
+ * in the backdrop's colour leaves a run between each two bars (studio 8708); a figure cut once (a white belt) one.
+ */
+function stripeRows({ width, height, data }: Mask): { runs: number; longest: number } | undefined {
+  const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
+  let top = 0
+  while (top < height && empty(top)) top++
+  let last = height - 1
+  while (last > top && empty(last)) last--
+  const rows = last - top + 1
+  const longest = Math.max(1, Math.round(STRIPE_GAP * rows))
+  let runs = 0
+  for (let y = top + 1; y < last; y++) {
+    if (!empty(y)) continue
+    let end = y
+    while (end + 1 < last && empty(end + 1)) end++
+    if (end - y + 1 > longest) return undefined
+    if (y - top < STRIPES_ZONE[0] * rows || end - top > STRIPES_ZONE[1] * rows) return undefined
+    runs++
+    y = end
+  }
+  return runs > 0 ? { runs, longest } : undefined
+}
+
+/**
+ * A top striped in the backdrop's colour (white bars on a white sweep) cuts the silhouette into bars, and no figure, or
+ * a jagged one, reads from them (studio 8708; the bars wider than the legs are taken back first, segmentation.ts
+ * stackedFigure: studio 7413). The mask with every column's runs of backdrop no longer than `longest`, between subject
+ * above and below, filled; undefined when there is none.
+ */
+function bridgedStripes({ width, height, data }: Mask, longest: number): Mask | undefined {
+  const out = Uint8Array.from(data)
+  return closeVertically(out, width, height, longest) > 0 ? { width, height, data: out } : undefined
 }
 
 /**
