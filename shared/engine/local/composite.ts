@@ -202,6 +202,7 @@ function shadingMap(
   const height = Math.max(1, Math.ceil((y1 - y0) / 2))
   const n = width * height
   const luma = new Float32Array(n)
+  const channels = [new Float32Array(n), new Float32Array(n), new Float32Array(n)]
   const weight = new Float32Array(n)
   const d = person.data
   const maskColumn = new Int32Array(width)
@@ -219,14 +220,17 @@ function shadingMap(
       const b = (py * person.width + px1) * 4
       const c = (py1 * person.width + px) * 4
       const e = (py1 * person.width + px1) * 4
-      const sum =
-        0.299 * (d[a] + d[b] + d[c] + d[e]) +
-        0.587 * (d[a + 1] + d[b + 1] + d[c + 1] + d[e + 1]) +
-        0.114 * (d[a + 2] + d[b + 2] + d[c + 2] + d[e + 2])
       const inside = mask.data[maskRow + maskColumn[x]]
       const w = inside ? 1 : 0.02
-      luma[y * width + x] = (sum / 4) * w
-      weight[y * width + x] = w
+      const i = y * width + x
+      const red = (d[a] + d[b] + d[c] + d[e]) / 4
+      const green = (d[a + 1] + d[b + 1] + d[c + 1] + d[e + 1]) / 4
+      const blue = (d[a + 2] + d[b + 2] + d[c + 2] + d[e + 2]) / 4
+      channels[0][i] = red * w
+      channels[1][i] = green * w
+      channels[2][i] = blue * w
+      luma[i] = (0.299 * red + 0.587 * green + 0.114 * blue) * w
+      weight[i] = w
     }
   }
   const fineRadius = Math.max(1, Math.round((figureHeight * 0.004) / 2))
@@ -235,6 +239,8 @@ function shadingMap(
   const fine = normalizedBlur(luma, weight, width, height, fineRadius)
   const fold = normalizedBlur(luma, weight, width, height, foldRadius)
   const light = normalizedBlur(luma, weight, width, height, lightRadius)
+  const fineChannels = channels.map((c) => normalizedBlur(c, weight, width, height, fineRadius))
+  const foldChannels = channels.map((c) => normalizedBlur(c, weight, width, height, foldRadius))
   const bodyShare = boxSum(weight, width, height, fineRadius)
   const windowArea = (2 * fineRadius + 1) * (2 * fineRadius + 1)
   let total = 0
@@ -246,14 +252,98 @@ function shadingMap(
     }
   }
   const reference = count ? total / count : 128
+  const crossings = patternCrossings(fine, fold, weight, width, height, foldRadius)
   const factor = new Float32Array(n)
   for (let i = 0; i < n; i++) {
-    const folds = foldCurve(clamp((fine[i] + 10) / (fold[i] + 10), 0.8, 1.22))
+    // A print that crosses the fold blur again and again (stripes, dots) is no fold: its shading fades out.
+    const plain = clamp((PRINT_CROSSINGS - crossings[i]) / (PRINT_CROSSINGS - FOLD_CROSSINGS), 0, 1)
+    const folds = 1 + (foldCurve(clamp(sharedRatio(fineChannels, foldChannels, i), 0.8, 1.22)) - 1) * plain
     const lighting = Math.sqrt(clamp((light[i] + 10) / (reference + 10), 0.85, 1.15))
     const share = Math.min(1, bodyShare[i] / windowArea)
     factor[i] = 1 + (folds * lighting - 1) * share
   }
   return { x0, y0, width, height, factor }
+}
+
+/**
+ * How many times the fine light crosses the fold blur within a fold's window, down the columns or along the rows (the
+ * more): a fold or an edge crosses it once or twice, a striped or dotted top many times.
+ */
+function patternCrossings(
+  fine: Float32Array,
+  fold: Float32Array,
+  weight: Float32Array,
+  width: number,
+  height: number,
+  r: number,
+): Float32Array {
+  const down = new Float32Array(fine.length)
+  const along = new Float32Array(fine.length)
+  const side = (i: number) => {
+    if (weight[i] !== 1) return 0
+    const ratio = (fine[i] + 10) / (fold[i] + 10)
+    return ratio > 1 + CROSSING_MARGIN ? 1 : ratio < 1 - CROSSING_MARGIN ? -1 : 0
+  }
+  // A crossing is marked where the side changes from the last side seen along the line, at `count` steps of `step`.
+  const mark = (marks: Float32Array, start: number, count: number, step: number) => {
+    let last = 0
+    for (let k = 0, i = start; k < count; k++, i += step) {
+      const s = side(i)
+      if (s !== 0 && last !== 0 && s !== last) marks[i] = 1
+      if (s !== 0) last = s
+    }
+  }
+  for (let x = 0; x < width; x++) mark(down, x, height, width)
+  for (let y = 0; y < height; y++) mark(along, y * width, width, 1)
+  const columns = boxSum(down, width, height, r)
+  const rows = boxSum(along, width, height, r)
+  const span = 2 * r + 1
+  for (let i = 0; i < columns.length; i++) columns[i] = Math.max(columns[i], rows[i]) / span
+  return columns
+}
+
+/** How far from 1 the fine-to-fold ratio must be to count as one side of a crossing (noise stays within it). */
+const CROSSING_MARGIN = 0.04
+/** Crossings in a fold's window that fold shading keeps whole, and at which it is gone. */
+const FOLD_CROSSINGS = 3
+const PRINT_CROSSINGS = 5
+
+/** Channels darker than this over a fold's width carry too little light to tell a shadow from a change of colour. */
+const LIT_CHANNEL = 40
+/**
+ * A channel between this and LIT_CHANNEL still shows a change of colour against the lit ones, when it moves the other
+ * way by more than DIM_CHANNEL_MOVE (green over blue: where green's blur is just under 40 and blue's over).
+ */
+const DIM_CHANNEL = 10
+const DIM_CHANNEL_MOVE = 0.1
+
+/**
+ * The fold's ratio of fine to fold-blurred light, as far as every lit channel agrees on it: a fold or a shadow scales
+ * all channels alike, while a stripe or a print of another hue moves them apart (lime over grey: red and green rise as
+ * blue falls) and is not copied onto the garment. Channels agreeing in direction give the ratio nearest 1; disagreeing,
+ * or a dim channel moving against them, 1; no lit channel (a black top), 1. Stripes of one hue, lighter and darker (navy
+ * over pink), agree: patternCrossings fades those.
+ */
+function sharedRatio(fineChannels: Float32Array[], foldChannels: Float32Array[], i: number): number {
+  let low = Infinity
+  let high = -Infinity
+  let dimUp = false
+  let dimDown = false
+  for (let c = 0; c < 3; c++) {
+    const blurred = foldChannels[c][i]
+    if (blurred < DIM_CHANNEL) continue
+    const ratio = (fineChannels[c][i] + 10) / (blurred + 10)
+    if (blurred >= LIT_CHANNEL) {
+      if (ratio < low) low = ratio
+      if (ratio > high) high = ratio
+    } else {
+      dimUp ||= ratio > 1 + DIM_CHANNEL_MOVE
+      dimDown ||= ratio < 1 - DIM_CHANNEL_MOVE
+    }
+  }
+  if (low > 1 && low !== Infinity) return dimDown ? 1 : low
+  if (high < 1 && high !== -Infinity) return dimUp ? 1 : high
+  return 1
 }
 
 /** x^0.8 on [0.8, 1.22], from a table: Math.pow per pixel is slow and the curve is smooth (error < 1e-7). */
