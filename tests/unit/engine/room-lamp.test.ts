@@ -5,11 +5,12 @@ import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { analyseBody } from '../../../shared/engine/local/person.ts'
 import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
 import { roomBackdropDistance, runningMedian, withoutNarrowPeaks } from '../../../shared/engine/local/room-backdrop.ts'
-import { analyseShopper, shopperPixels } from '../../../shared/engine/local/index.ts'
+import { shopperPixels } from '../../../shared/engine/local/index.ts'
 import { downscaleToFit } from '../../../shared/images/resize.ts'
 import { READING_SIDE, readShopper } from '../../../shared/engine/local/shopper-reading.ts'
 import { asInput } from '../../support/images.ts'
 import { scene } from '../../support/scenes/index.ts'
+import { readScene } from '../../support/scenes/reading.ts'
 
 /**
  * A floor lamp's shade at the frame's edge in a room at night (shared/engine/local/room-backdrop.ts, replaceEdgeObjects):
@@ -124,14 +125,11 @@ describe('a figure with its arms out beside a lamp', () => {
   // shade's rows figure, shade and glow filled 57-61% of the row, their spread read as the backdrop's, the threshold rose
   // to its cap and the head and shoulders were cut off the figure: no person at any size.
   it('keeps the head and shoulders of dim 6099 on the rows where the figure and the shade fill most of the row', () => {
-    const drawn = scene('dim', 6099)
-    const truth = drawn.truth.shopper
-    const pixels = shopperPixels(asInput(drawn.shopper))
+    const pixels = shopperPixels(asInput(scene('dim', 6099).shopper))
     expect(readShopper(downscaleToFit(pixels, READING_SIDE)).body.found).toBe(true)
-    const { small, body } = analyseShopper(pixels)
-    const scale = pixels.height / small.height
-    expect(Math.abs(body.headTop * scale - truth.boxes.head[1]) / truth.figureHeight).toBeLessThan(0.02)
-    expect(Math.abs(body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
+    const { truth, analysis, off } = readScene('dim', 6099)
+    expect(off(analysis.body.headTop, truth.boxes.head[1])).toBeLessThan(0.02)
+    expect(off(analysis.body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.05)
   })
 })
 
@@ -140,14 +138,11 @@ describe('a lamp that lights the wall above it more than below', () => {
   // backdrop, its rows were modelled from the shade's colour across the photo: a band read as subject joined the
   // shoulders, 195 pixels wide at the first size, and no head was narrow enough beside them for a person at any size.
   it('reads the figure of dim 7249 with its own shoulders', () => {
-    const drawn = scene('dim', 7249)
-    const truth = drawn.truth.shopper
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const { small, body } = analyseShopper(pixels)
+    const { truth, analysis, scale, off } = readScene('dim', 7249)
+    const { body } = analysis
     expect(body.found).toBe(true)
-    const scale = pixels.height / small.height
-    expect(Math.abs(body.headTop * scale - truth.boxes.head[1]) / truth.figureHeight).toBeLessThan(0.02)
-    expect(Math.abs(body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
+    expect(off(body.headTop, truth.boxes.head[1])).toBeLessThan(0.02)
+    expect(off(body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.05)
     // Shoulders with their puffed sleeves: 0.25 of the stature (with the band, 0.68 of it).
     expect(body.shoulderWidth * scale).toBeLessThan(0.35 * truth.figureHeight)
   })

@@ -8,6 +8,7 @@ import { makeEmptyScene } from '../../support/empty-scenes.ts'
 import { asInput, makeShopperPhoto } from '../../support/images.ts'
 import type { StyleName } from '../../support/scenes/held-out.ts'
 import { scene } from '../../support/scenes/index.ts'
+import { readScene } from '../../support/scenes/reading.ts'
 
 describe('reading a shopper photo', () => {
   it('reads the figure below a stain on the wall above its head, which the segmentation keeps as a head', () => {
@@ -94,28 +95,21 @@ describe('reading a shopper photo', () => {
     ['studio', 8708],
     ['studio', 7413],
   ] as const)("reads %s %i, its top striped in the sweep's white, with its own head and shoulders", (style, seed) => {
-    const drawn = scene(style, seed)
-    const truth = drawn.truth.shopper
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const { body, small } = analyseShopper(pixels)
-    expect(body.found).toBe(true)
-    const scale = pixels.height / small.height
-    expect(Math.abs(body.headTop * scale - truth.boxes.head[1]) / truth.figureHeight).toBeLessThan(0.03)
-    expect(Math.abs(body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
+    const { truth, analysis, off } = readScene(style, seed)
+    expect(analysis.body.found).toBe(true)
+    expect(off(analysis.body.headTop, truth.boxes.head[1])).toBeLessThan(0.03)
+    expect(off(analysis.body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.05)
   })
 })
 
 const longSide = (image: { width: number; height: number }) => Math.max(image.width, image.height)
 
-/** A knee-length tuning scene read by the engine, found, with the scale from its reading's copy to the photo. */
+/** A knee-length tuning scene read by the engine, found. */
 function readKneeLength(style: StyleName, seed: number) {
-  const drawn = scene(style, seed)
-  const truth = drawn.truth.shopper
-  expect(truth.framing).toBe('knee')
-  const pixels = shopperPixels(asInput(drawn.shopper))
-  const analysis = analyseShopper(pixels)
-  expect(analysis.body.found).toBe(true)
-  return { truth, analysis, scale: pixels.height / analysis.small.height }
+  const read = readScene(style, seed)
+  expect(read.truth.framing).toBe('knee')
+  expect(read.analysis.body.found).toBe(true)
+  return read
 }
 
 describe('a shopper photo read at several sizes', () => {
@@ -164,8 +158,7 @@ describe('a shopper photo read at several sizes', () => {
     ['soft', 3281],
     ['soft', 6296],
   ] as const)('reads the waist of %s %i cut at the knees at the waistband below its hidden top', (style, seed) => {
-    const { truth, analysis, scale } = readKneeLength(style, seed)
-    const off = (read: number, real: number) => Math.abs(read * scale - real) / truth.figureHeight
+    const { truth, analysis, off } = readKneeLength(style, seed)
     // The torso's box ends at the waist (0.14 and 0.12 of the height low before); the stature within 0.08 (0.42, 0.30).
     expect(off(analysis.body.waistY, truth.boxes.torso[3])).toBeLessThan(0.02)
     expect(off(analysis.body.figureHeight, truth.figureHeight)).toBeLessThan(0.08)
@@ -178,14 +171,9 @@ describe('a shopper photo read at several sizes', () => {
     ['studio', 8303],
     ['studio', 7638],
   ] as const)("reads %s %i from its head standing alone above a top of the sweep's white, and its bottoms", (style, seed) => {
-    const drawn = scene(style, seed)
-    const truth = drawn.truth.shopper
+    const { truth, analysis, off } = readScene(style, seed)
     expect(truth.fullLength).toBe(true)
-    const pixels = shopperPixels(asInput(drawn.shopper))
-    const analysis = analyseShopper(pixels)
     expect(analysis.body.found).toBe(true)
-    const scale = pixels.height / analysis.small.height
-    const off = (read: number, real: number) => Math.abs(read * scale - real) / truth.figureHeight
     expect(off(analysis.body.headTop, truth.boxes.head[1])).toBeLessThan(0.03)
     expect(off(analysis.body.figureHeight, truth.figureHeight)).toBeLessThan(0.05)
     expect(off(analysis.body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.05)
