@@ -134,8 +134,9 @@ describe("the shopper's folds on the garment put on", () => {
   )
 
   // Stripes of one hue, lighter and darker, move every channel the same way: they are told from folds by how often they
-  // cross the fold blur, which stripes about 0.025 of the height apart do. Known limit: such stripes as wide as a fold
-  // (0.04 apart: 64 levels on the grey for navy over white) or finer (0.015: 35) are still carried as folds.
+  // cross the fold blur, which stripes about 0.025 of the height apart do. Known limits: such stripes as wide as a fold
+  // (0.04 apart) are still carried as folds (64 levels on the grey for navy over white); finer ones (0.015) leave a band
+  // or two where they beat against the shading's half-resolution grid (35).
   const TONES: [string, Rgb, Rgb][] = [
     ['navy over white', [30, 40, 90], [235, 235, 235]],
     ['red over white', [190, 30, 40], [240, 240, 240]],
