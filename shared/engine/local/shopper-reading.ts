@@ -150,8 +150,9 @@ const STRIPES_ZONE: [number, number] = [0.08, 0.7]
 
 /**
  * The runs of empty rows within a silhouette (between its first and last rows) no longer than STRIPE_GAP of its rows:
- * how many, and that longest length. Undefined when there are none, or when any run of empty rows lies outside
- * STRIPES_ZONE: a top's stripes cut the figure between its head and its legs, a texture's pieces anywhere. A striped top
+ * how many, and that longest length. Undefined when there are none, or when any run of empty rows is longer or lies
+ * outside STRIPES_ZONE: a top's stripes cut the figure between its head and its legs, a texture's pieces anywhere (and
+ * a head standing alone above a white top, belowLoneHead's, is parted from the rest by more). A striped top
  * in the backdrop's colour leaves a run between each two bars (studio 8708); a figure cut once (a white belt) one.
  */
 function stripeRows({ width, height, data }: Mask): { runs: number; longest: number } | undefined {
