@@ -42,8 +42,11 @@ export interface Segmentation {
   backgroundNoise: number
   /** A room's textured wall was cleared by its tones (SegmentOptions.wallColours, and the wall is one). */
   wallColoursCleared?: boolean
-  /** A room photo's subject before the figure's parts were chosen from it (stackedFigure reads them again). */
-  pieces?: Mask
+  /**
+   * A room photo's figure with every piece stacked on it taken back too (keepStacked): the bars of a top striped in the
+   * backdrop's colour, wider than the legs below them. The same array as `mask` when none is.
+   */
+  stacked?: Mask
 }
 
 /**
@@ -145,20 +148,12 @@ export function segmentForeground(image: RgbaImage, options: SegmentOptions = {}
   // two: a thin horizontal cut through the figure, closed again when there is subject above and below.
   if (options.backdrop === 'room') closeVertically(mask, width, height, Math.max(2, Math.round(height / 100)))
   for (const object of edgeObjects) detachEdgeObject(mask, width, height, object)
-  const room = options.backdrop === 'room'
-  const kept = room ? figureComponents(mask, width, height) : largestComponent(mask, width, height)
+  const figure = options.backdrop === 'room' ? figureComponents(mask, width, height) : undefined
+  const kept = figure?.kept ?? largestComponent(mask, width, height)
   let count = 0
   for (let i = 0; i < n; i++) count += kept[i]
-  const pieces = room ? { pieces: { width, height, data: mask } } : {}
-  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise, wallColoursCleared, ...pieces }
-}
-
-/**
- * The figure chosen from a room photo's pieces as figureComponents does, and with every piece stacked on it (keepStacked):
- * the bars of a top striped in the backdrop's colour, wider than the legs below them.
- */
-export function stackedFigure({ width, height, data }: Mask): Mask {
-  return { width, height, data: figureComponents(data, width, height, true) }
+  const stacked = figure ? { stacked: { width, height, data: figure.stacked } } : {}
+  return { mask: { width, height, data: kept }, coverage: count / n, backgroundNoise, wallColoursCleared, ...stacked }
 }
 
 /** Per pixel, the RGB distance from a studio backdrop model (a quadratic surface per channel). */
@@ -633,12 +628,14 @@ const ARM_IN_GAP = 0.2
  * or skin of the wall's own colour cut a figure in pieces (white shorts against a white sweep, a face against
  * a beige wall): the legs below them or the head above are still the same person.
  */
-function figureComponents(mask: Uint8Array, width: number, height: number, stacked = false): Uint8Array {
+function figureComponents(mask: Uint8Array, width: number, height: number): { kept: Uint8Array; stacked: Uint8Array } {
   const { labels, parts } = components(mask, width, height)
   let best = 0
   for (let k = 1; k < parts.length; k++) if (parts[k].size > parts[best].size) best = k
-  const out = new Uint8Array(mask.length)
-  if (best === 0) return out
+  if (best === 0) {
+    const none = new Uint8Array(mask.length)
+    return { kept: none, stacked: none }
+  }
   const main = parts[best]
   const under = parts.map(() => false)
   const keep = parts.map((part, k) => {
@@ -659,12 +656,17 @@ function figureComponents(mask: Uint8Array, width: number, height: number, stack
     return false
   })
   keepArmsBesideGap(parts, keep, labels, main, width, height)
-  if (stacked) keepStacked(parts, keep, main, width)
-  for (let i = 0; i < mask.length; i++) {
-    const x = i % width
-    out[i] = keep[labels[i]] || (under[labels[i]] && x >= main.x0 && x < main.x1) ? 1 : 0
+  const paint = (chosen: boolean[]) => {
+    const out = new Uint8Array(mask.length)
+    for (let i = 0; i < mask.length; i++) {
+      const x = i % width
+      out[i] = chosen[labels[i]] || (under[labels[i]] && x >= main.x0 && x < main.x1) ? 1 : 0
+    }
+    return out
   }
-  return out
+  const kept = paint(keep)
+  const withStacked = keep.slice()
+  return { kept, stacked: keepStacked(parts, withStacked, main, width) ? paint(withStacked) : kept }
 }
 
 /** Rows between a piece and the figure, at most, for it to be stacked on it: a share of the figure's rows. */
@@ -684,7 +686,7 @@ const STACKED_ROUNDS = 48
  * figure's rows) across at least half of the narrower one's width, clear of the frame's sides: bar after bar, the top
  * and its sleeves come back.
  */
-function keepStacked(parts: Component[], keep: boolean[], main: Component, width: number): void {
+function keepStacked(parts: Component[], keep: boolean[], main: Component, width: number): boolean {
   const kept = parts.filter((_, k) => k > 0 && keep[k])
   let top = main.y0
   let bottom = main.y1
@@ -702,6 +704,7 @@ function keepStacked(parts: Component[], keep: boolean[], main: Component, width
     const across = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)
     return rows >= 0 && rows <= gap && across >= 0.5 * Math.min(a.x1 - a.x0, b.x1 - b.x0)
   }
+  const before = kept.length
   for (let round = 0, changed = true; changed && round < STACKED_ROUNDS; round++) {
     changed = false
     for (const k of candidates) {
@@ -712,6 +715,7 @@ function keepStacked(parts: Component[], keep: boolean[], main: Component, width
       changed = true
     }
   }
+  return kept.length > before
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
-import { closeVertically, segmentForeground, stackedFigure, type Mask, type Segmentation } from './segmentation.ts'
+import { closeVertically, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 
 /**
  * The long sides of the copies a shopper photo is read on, in turn, until one shows a person: landmarks need shape, not
@@ -108,7 +108,7 @@ const PART_ABOVE_ZONE = 0.3
  * or more (a striped top, whose bars the other readings measure as a jagged torso), else when no person came out.
  */
 function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
-  const stacked = segmentation.pieces ? stackedFigure(segmentation.pieces) : segmentation.mask
+  const stacked = segmentation.stacked ?? segmentation.mask
   const stripes = stripeRows(stacked)
   const bridged = () => {
     const mask = stripes && bridgedStripes(stacked, stripes.longest)
@@ -179,7 +179,7 @@ function stripeRows({ width, height, data }: Mask): { runs: number; longest: num
 /**
  * A top striped in the backdrop's colour (white bars on a white sweep) cuts the silhouette into bars, and no figure, or
  * a jagged one, reads from them (studio 8708; the bars wider than the legs are taken back first, segmentation.ts
- * stackedFigure: studio 7413). The mask with every column's runs of backdrop no longer than `longest`, between subject
+ * keepStacked: studio 7413). The mask with every column's runs of backdrop no longer than `longest`, between subject
  * above and below, filled; undefined when there is none.
  */
 function bridgedStripes({ width, height, data }: Mask, longest: number): Mask | undefined {
