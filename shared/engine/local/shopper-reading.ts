@@ -1,6 +1,7 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
-import { analyseBody, defaultLayout, type BodyLayout } from './person.ts'
+import { legsRunOn } from './cut-legs.ts'
+import { analyseBody, defaultLayout, staturedByShoulders, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
 import { closeVertically, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 
@@ -135,8 +136,17 @@ function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
   return first.reading
 }
 
-function readFigure(photo: RgbaImage, segmentation: Segmentation): { reading: ShopperReading; person: boolean } {
-  const silhouette = analyseBody(segmentation.mask, segmentation.coverage)
+function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperReading; person: boolean } {
+  let segmentation = seen
+  let silhouette = analyseBody(seen.mask, seen.coverage)
+  // Legs whose last rows a band of floor took are carried to the frame's edge, and the figure read cut there, as tall as
+  // its shoulders make it: the gap the frame leaves between two cut legs is no crotch.
+  const carried = legsRunOn(photo, seen.mask, silhouette)
+  const cut = carried && analyseBody(carried, coverageOf(carried))
+  if (carried && cut?.found && !cut.feetVisible) {
+    segmentation = { ...seen, mask: carried, coverage: coverageOf(carried) }
+    silhouette = staturedByShoulders(cut)
+  }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
 }
