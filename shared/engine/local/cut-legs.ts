@@ -16,7 +16,7 @@ const LEG_ROWS = 0.05
  * band of floor that took their bottom rows and not the feet (dim 7219: dark trousers on a dark skirting; flat 6140:
  * striped legs on a blue floor band); undefined otherwise. Read as feet, that end made a figure cut at the knees a
  * short full-length one, and a skirt went on at the chest. Three things must agree:
- * - the end lies within RUN_ON_GAP of the frame's edge;
+ * - the end lies within RUN_ON_GAP of the frame's edge, and nothing of the silhouette lies below it;
  * - the head-to-shoulder distance gives a figure SHOULDERS_TALLER than the end does: on 1,131 tuning photos read with
  *   their feet (seeds 1-300, 3001-3400, 6001-6300, 7001-7300), 1.19 to 1.62 for those cut at the knees, at most 1.14
  *   for the full-length ones that pass the other two tests;
@@ -28,6 +28,8 @@ export function legsRunOn(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask 
   if (!body.found || !body.feetVisible || photo.width !== width || photo.height !== height) return undefined
   const end = Math.round(body.floorY)
   if (end < 0 || end >= height - 1 || height - 1 - end > RUN_ON_GAP * height) return undefined
+  // A shadow pooled round the feet runs on below the floor line (pooledShadowFloor): the legs must end the silhouette.
+  for (let i = (end + 1) * width; i < height * width; i++) if (data[i]) return undefined
   const stature = end - body.headTop
   if (stature <= 0 || (body.shoulderY - body.headTop) / SHOULDER_SHARE < SHOULDERS_TALLER * stature) return undefined
   const legs: number[] = []
