@@ -8,6 +8,8 @@ const RUN_ON_GAP = 0.07
 const SHOULDERS_TALLER = 1.17
 /** Share of the pixels below the legs that must be nearer the legs' colours than the floor's beside them. */
 const LIKE_THE_LEGS = 0.5
+/** A foot's width as a share of the stature: rows below the legs' end narrower than this are a streak, not a shadow. */
+const FOOT = 0.025
 /** The legs' rows whose colours the pixels below them are compared with, as a share of the frame's height. */
 const LEG_ROWS = 0.05
 
@@ -28,10 +30,16 @@ export function legsRunOn(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask 
   if (!body.found || !body.feetVisible || photo.width !== width || photo.height !== height) return undefined
   const end = Math.round(body.floorY)
   if (end < 0 || end >= height - 1 || height - 1 - end > RUN_ON_GAP * height) return undefined
-  // A shadow pooled round the feet runs on below the floor line (pooledShadowFloor): the legs must end the silhouette.
-  for (let i = (end + 1) * width; i < height * width; i++) if (data[i]) return undefined
   const stature = end - body.headTop
   if (stature <= 0 || (body.shoulderY - body.headTop) / SHOULDER_SHARE < SHOULDERS_TALLER * stature) return undefined
+  // A shadow pooled round the feet runs on below the floor line (pooledShadowFloor): the legs must end the silhouette,
+  // but for a streak narrower than a foot (person.ts reads the soles above such streaks too).
+  const foot = Math.max(3, FOOT * stature)
+  for (let y = end + 1; y < height; y++) {
+    let count = 0
+    for (let x = 0; x < width; x++) count += data[y * width + x]
+    if (count >= foot) return undefined
+  }
   const legs: number[] = []
   for (let x = 0; x < width; x++) if (data[end * width + x]) legs.push(x)
   if (legs.length === 0) return undefined

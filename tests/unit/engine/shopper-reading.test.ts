@@ -102,6 +102,75 @@ describe('reading a shopper photo', () => {
   })
 })
 
+describe("legs that a band of floor took at the frame's bottom", () => {
+  const wall: [number, number, number] = [200, 196, 188]
+  /** A band of floor a little darker than the trousers along the frame's bottom rows, behind the legs. */
+  const withFloorBand = (image: RgbaImage, rows: number, trousers: [number, number, number]) => {
+    const backdrop = image.data.slice(0, 3)
+    for (let y = image.height - rows; y < image.height; y++)
+      for (let x = 0; x < image.width; x++) {
+        const p = (y * image.width + x) * 4
+        const d =
+          Math.abs(image.data[p] - backdrop[0]) + Math.abs(image.data[p + 1] - backdrop[1]) + Math.abs(image.data[p + 2] - backdrop[2])
+        if (d < 30)
+          image.data.set(
+            trousers.map((v) => v * 0.8 + 6),
+            p,
+          )
+      }
+    return image
+  }
+
+  // The segmentation takes the legs' last rows with the band, and the legs' end read as feet made a figure cut at the
+  // knees a short full-length one: its waist a tenth of its height high, a skirt at the chest (flat 6140, dim 7219).
+  it('reads a figure cut at the knees as cut, with its waist where it is, whatever the band and the trousers', () => {
+    for (const trousers of [
+      [52, 54, 66],
+      [40, 70, 45],
+      [150, 40, 60],
+    ] as [number, number, number][])
+      for (const rows of [4, 8, 14]) {
+        const { image, geometry: g } = drawShopper({ width: 214, height: 320, fullLength: false, background: wall, trouserColor: trousers })
+        const { body } = readShopper(withFloorBand(image, rows, trousers))
+        expect(body.found).toBe(true)
+        expect(body.feetVisible, `${rows} rows under ${trousers}`).toBe(false)
+        expect(Math.abs(body.waistY - g.waistY) / g.figureHeight).toBeLessThan(0.04)
+      }
+  })
+
+  it('still reads the feet of a full-length figure standing on such a band', () => {
+    for (const trousers of [
+      [52, 54, 66],
+      [150, 40, 60],
+    ] as [number, number, number][])
+      for (const rows of [8, 20]) {
+        const { image, geometry: g } = drawShopper({ width: 214, height: 320, background: wall, trouserColor: trousers })
+        const { body } = readShopper(withFloorBand(image, rows, trousers))
+        expect(body.feetVisible).toBe(true)
+        expect(Math.abs(body.floorY - g.floorY) / g.figureHeight).toBeLessThan(0.02)
+      }
+  })
+
+  it.each([
+    ['flat', 6140],
+    ['dim', 7219],
+    ['soft', 6],
+  ] as const)('reads %s %i, cut at the knees above a floor band, as cut, its waist within a twentieth of the truth', (style, seed) => {
+    const { truth, analysis, off } = readKneeLength(style, seed)
+    expect(analysis.body.feetVisible).toBe(false)
+    expect(off(analysis.body.waistY, truth.boxes.torso[3])).toBeLessThan(0.05)
+  })
+
+  // A full-length figure whose shoulders read low (curly hair) stands on a shadow pooled round its feet that runs on
+  // below its floor line: its end is the soles, not a cut (studio 5018).
+  it('keeps the feet of studio 5018 above the shadow pooled round them', () => {
+    const { truth, analysis, off } = readScene('studio', 5018)
+    expect(truth.fullLength).toBe(true)
+    expect(analysis.body.feetVisible).toBe(true)
+    expect(off(analysis.body.floorY, truth.floorY)).toBeLessThan(0.03)
+  })
+})
+
 const longSide = (image: { width: number; height: number }) => Math.max(image.width, image.height)
 
 /** A knee-length tuning scene read by the engine, found. */
