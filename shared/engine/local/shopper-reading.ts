@@ -140,12 +140,13 @@ function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperRea
   let segmentation = seen
   let silhouette = analyseBody(seen.mask, seen.coverage)
   // Legs whose last rows a band of floor took are carried to the frame's edge, and the figure read cut there, as tall as
-  // its shoulders make it: the gap the frame leaves between two cut legs is no crotch.
+  // its shoulders make it: the gap the frame leaves between two cut legs is no crotch, and legs the band left only
+  // their outlines of end in rows too narrow for the feet's test (flat 3040).
   const carried = legsRunOn(photo, seen.mask, silhouette)
   const cut = carried && analyseBody(carried, coverageOf(carried))
-  if (carried && cut?.found && !cut.feetVisible) {
+  if (carried && cut?.found) {
     segmentation = { ...seen, mask: carried, coverage: coverageOf(carried) }
-    silhouette = staturedByShoulders(cut)
+    silhouette = staturedByShoulders({ ...cut, feetVisible: false })
   }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
