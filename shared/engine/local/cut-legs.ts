@@ -18,7 +18,7 @@ const LEG_ROWS = 0.05
  * band of floor that took their bottom rows and not the feet (dim 7219: dark trousers on a dark skirting; flat 6140:
  * striped legs on a blue floor band); undefined otherwise. Read as feet, that end made a figure cut at the knees a
  * short full-length one, and a skirt went on at the chest. Three things must agree:
- * - the end lies within RUN_ON_GAP of the frame's edge, and nothing of the silhouette lies below it;
+ * - the end lies within RUN_ON_GAP of the frame's edge, and nothing of the silhouette wider than a FOOT lies below it;
  * - the head-to-shoulder distance gives a figure SHOULDERS_TALLER than the end does: on 1,131 tuning photos read with
  *   their feet (seeds 1-300, 3001-3400, 6001-6300, 7001-7300), 1.19 to 1.62 for those cut at the knees, at most 1.14
  *   for the full-length ones that pass the other two tests;
