@@ -143,10 +143,13 @@ function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperRea
   // its shoulders make it: the gap the frame leaves between two cut legs is no crotch, and legs the band left only
   // their outlines of end in rows too narrow for the feet's test (flat 3040).
   const carried = legsRunOn(photo, seen.mask, silhouette)
-  const cut = carried && analyseBody(carried, coverageOf(carried))
-  if (carried && cut?.found) {
-    segmentation = { ...seen, mask: carried, coverage: coverageOf(carried) }
-    silhouette = staturedByShoulders({ ...cut, feetVisible: false })
+  if (carried) {
+    const coverage = coverageOf(carried)
+    const cut = analyseBody(carried, coverage)
+    if (cut.found) {
+      segmentation = { ...seen, mask: carried, coverage }
+      silhouette = staturedByShoulders({ ...cut, feetVisible: false })
+    }
   }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
