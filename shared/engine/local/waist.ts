@@ -1,0 +1,58 @@
+import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { ciede2000, labOf } from '../../quality/colour.ts'
+import type { BodyLayout } from './person.ts'
+
+/** How far above and below the waist the silhouette's proportions give the hem is looked for, as shares of the stature. */
+const HEM_ABOVE = 0.08
+const HEM_BELOW = 0.06
+/** Rows averaged either side of a row, as a share of the stature: a stripe or a check is averaged over, a hem is not. */
+const HEM_WINDOW = 0.03
+/** Half the band down the body's centre that is read, as a share of the shoulders' width: clear of the arms. */
+const HEM_BAND = 0.12
+/**
+ * CIEDE2000 between the mean colours above and below a row from which it is the hem. Tuning seeds 1-300: at 16, the
+ * waist moved nearer the truth on 37 full-length figures and further on 1 (by 0.03 of the stature); at 12 on 43 and 3.
+ */
+const HEM_CONTRAST = 16
+
+/**
+ * The layout with its waist on the hem of the top, when the photo shows one near where the silhouette's proportions put
+ * the waist: the row down the body's centre where the mean colour of the rows above it differs most from that of the
+ * rows below it, by HEM_CONTRAST at least. The silhouette alone reads a waist a tenth of the stature low when the legs
+ * join (trousers, a skirt over them: the crotch is read at the skirt's hem), and bottoms put on there left the top's hem
+ * and the old trousers showing above them (dim 3119: 0.067 low). A dress or a top and bottoms of one colour show no
+ * hem: the layout is kept.
+ */
+export function waistAtHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
+  if (!body.found) return body
+  const { width, height, data } = photo
+  const H = body.figureHeight
+  const window = Math.max(2, Math.round(HEM_WINDOW * H))
+  const from = Math.max(window, Math.round(body.waistY - HEM_ABOVE * H))
+  const to = Math.min(height - window, Math.round(body.waistY + HEM_BELOW * H))
+  const x0 = Math.max(0, Math.round(body.centreX - HEM_BAND * body.shoulderWidth))
+  const x1 = Math.min(width - 1, Math.round(body.centreX + HEM_BAND * body.shoulderWidth))
+  if (to <= from || x1 < x0) return body
+  // Running sums of each row's mean colour across the band, from the first row any mean reads.
+  const first = from - window
+  const rows = to + window - first
+  const sums = new Float64Array((rows + 1) * 3)
+  for (let r = 0; r < rows; r++) {
+    const y = first + r
+    for (let c = 0; c < 3; c++) {
+      let sum = 0
+      for (let x = x0; x <= x1; x++) sum += data[(y * width + x) * 4 + c]
+      sums[(r + 1) * 3 + c] = sums[r * 3 + c] + sum / (x1 - x0 + 1)
+    }
+  }
+  const meanLab = (a: number, b: number) =>
+    labOf([0, 1, 2].map((c) => (sums[b * 3 + c] - sums[a * 3 + c]) / (b - a)) as [number, number, number])
+  let hem = -1
+  let strongest = HEM_CONTRAST
+  for (let y = from; y <= to; y++) {
+    const r = y - first
+    const contrast = ciede2000(meanLab(r - window, r), meanLab(r, r + window))
+    if (contrast >= strongest) (strongest = contrast), (hem = y)
+  }
+  return hem < 0 ? body : { ...body, waistY: hem }
+}
