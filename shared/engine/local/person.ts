@@ -368,32 +368,23 @@ const LONE_HEAD_MASS_WIDTH = 0.8
 /**
  * A head standing alone, with the feet in the photo: empty rows below it within the figure's top 0.3 (where a standing
  * figure's shoulders are), and the body going on below them no lower than the hips. A top, and arms, of the backdrop's
- * colour: a white top on a white sweep (studio 8283, 8303). Streaks between the head and that body (a white top's
- * texture on a pale wallpaper, a striped top's bars: photo 7237, studio 7258) are passed over. The first rows of that
- * body are returned as the shoulders found, for hiddenTorsoShoulders to place the shoulders where the stature puts
- * them; undefined when the head does not stand alone.
+ * colour: a white top on a white sweep (studio 8283, 8303). The first rows of that body are returned as the shoulders
+ * found, for hiddenTorsoShoulders to place the shoulders where the stature puts them; undefined when the head does not
+ * stand alone.
  */
 function belowLoneHead(width: Float32Array, top: number, stature: number) {
-  // A head the frame's top edge cuts shows neither its crown nor its width: more often a thing cut there (the neck of a
-  // mannequin above a lace gown, pushed bright: empty scene 25, taken for a person once streaks were passed over).
-  if (top === 0) return undefined
   let headWidth = 0
   for (let y = top; y <= top + Math.max(2, Math.round(0.06 * stature)); y++) headWidth = Math.max(headWidth, width[y])
   if (headWidth < 2) return undefined
   let empty = -1
   for (let y = top + Math.round(0.5 * headWidth); y <= top + 0.3 * stature && empty < 0; y++) if (width[y] === 0) empty = y
   if (empty < 0) return undefined
-  // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace; such
-  // streaks may lie above them (the texture of a top of the wall's colour: photo 7237) and are passed over.
-  const solid = (y: number) => width[y] >= LONE_HEAD_MASS_WIDTH * headWidth
-  const mass = Math.round(LONE_HEAD_MASS * stature)
-  const lowest = top + LONE_HEAD_BODY * stature
-  let body = -1
-  for (let y = empty, run = 0; y <= lowest + mass && body < 0; y++) {
-    run = solid(y) ? run + 1 : 0
-    if (run > mass) body = y - mass
-  }
-  if (body < 0 || body > lowest) return undefined
+  let body = empty
+  while (body <= top + LONE_HEAD_BODY * stature && width[body] === 0) body++
+  if (body > top + LONE_HEAD_BODY * stature) return undefined
+  // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace.
+  for (let y = body; y <= body + Math.round(LONE_HEAD_MASS * stature); y++)
+    if (!(width[y] >= LONE_HEAD_MASS_WIDTH * headWidth)) return undefined
   return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
 }
 
