@@ -50,7 +50,7 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   let bottom: number
   let ease: number
   if (category === 'bottom') {
-    top = Y(body.waistY) - 0.01 * H
+    top = Y(body.hemY ?? body.waistY) - 0.01 * H
     const natural = top + gh * ((shoulderWidth * 0.85) / Math.max(1, garment.topWidth))
     bottom = proportion >= FULL_LENGTH_BOTTOM_RATIO ? Y(body.ankleY) + 0.01 * H : clamp(natural, Y(body.crotchY) + 0.05 * H, Y(body.ankleY))
     ease = 1.06

@@ -24,6 +24,8 @@ export interface BodyLayout {
    * centre below the hidden top. The stature is taken from it (staturedByShoulders). Undefined for every other figure.
    */
   waistband?: number
+  /** The top's hem where the photo shows it near the waist (waist.ts): where bottoms go on. Undefined when it shows none. */
+  hemY?: number
   hipY: number
   crotchY: number
   kneeY: number

@@ -16,12 +16,13 @@ const HEM_BAND = 0.12
 const HEM_CONTRAST = 16
 
 /**
- * The layout with its waist on the hem of the top, when the photo shows one near where the silhouette's proportions put
- * the waist: the row down the body's centre where the mean colour of the rows above it differs most from that of the
- * rows below it, by HEM_CONTRAST at least. The silhouette alone reads a waist a tenth of the stature low when the legs
- * join (trousers, a skirt over them: the crotch is read at the skirt's hem), and bottoms put on there left the top's hem
- * and the old trousers showing above them (dim 3119: 0.067 low). A dress or a top and bottoms of one colour show no
- * hem: the layout is kept.
+ * The layout with the top's hem (`hemY`), when the photo shows one near where the silhouette's proportions put the
+ * waist: the row down the body's centre where the mean colour of the rows above it differs most from that of the rows
+ * below it, by HEM_CONTRAST at least. Bottoms go on there (fit.ts). The silhouette alone reads a waist a tenth of the
+ * stature low when the legs join (trousers, a skirt over them: the crotch is read at the skirt's hem), and bottoms put on
+ * there left the top's hem and the old trousers showing above them (dim 3119: 0.067 low). A dress or a top and bottoms
+ * of one colour show no hem: the layout is kept. A dress's waist seam stays at the silhouette's waist: pinned at the
+ * hem, a gown's skirt flared from higher and wider than the check's skirt allows beside the arms (soft 6006).
  */
 export function waistAtHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
   if (!body.found) return body
@@ -54,5 +55,5 @@ export function waistAtHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
     const contrast = ciede2000(meanLab(r - window, r), meanLab(r, r + window))
     if (contrast >= strongest) (strongest = contrast), (hem = y)
   }
-  return hem < 0 ? body : { ...body, waistY: hem }
+  return hem < 0 ? body : { ...body, hemY: hem }
 }
