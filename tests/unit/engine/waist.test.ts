@@ -19,7 +19,15 @@ function figure(top: (y: number) => Rgb, bottoms: Rgb, hem: number, gain = 1): {
     }
   }
   const layout = defaultLayout(width, height)
-  const body: BodyLayout = { ...layout, found: true, headTop: 10, figureHeight: 380, centreX: 100, shoulderWidth: 70, waistY: 10 + 0.4 * 380 }
+  const body: BodyLayout = {
+    ...layout,
+    found: true,
+    headTop: 10,
+    figureHeight: 380,
+    centreX: 100,
+    shoulderWidth: 70,
+    waistY: 10 + 0.4 * 380,
+  }
   return { photo: { width, height, data }, body }
 }
 
