@@ -4,7 +4,7 @@ import { legsRunOn } from './cut-legs.ts'
 import { analyseBody, defaultLayout, staturedByShoulders, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
 import { closeVertically, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
-import { waistAtHem } from './waist.ts'
+import { readHem } from './waist.ts'
 
 /**
  * The long sides of the copies a shopper photo is read on, in turn, until one shows a person: landmarks need shape, not
@@ -153,7 +153,7 @@ function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperRea
     }
   }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
-  if (person) silhouette = waistAtHem(photo, silhouette)
+  if (person) silhouette = readHem(photo, silhouette)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
 }
 

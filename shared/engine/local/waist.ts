@@ -24,7 +24,7 @@ const HEM_CONTRAST = 16
  * of one colour show no hem: the layout is kept. A dress's waist seam stays at the silhouette's waist: pinned at the
  * hem, a gown's skirt flared from higher and wider than the check's skirt allows beside the arms (soft 6006).
  */
-export function waistAtHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
+export function readHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
   if (!body.found) return body
   const { width, height, data } = photo
   const H = body.figureHeight

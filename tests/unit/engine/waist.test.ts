@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { defaultLayout, type BodyLayout } from '../../../shared/engine/local/person.ts'
-import { waistAtHem } from '../../../shared/engine/local/waist.ts'
+import { readHem } from '../../../shared/engine/local/waist.ts'
 import { readScene } from '../../support/scenes/reading.ts'
 
 type Rgb = [number, number, number]
@@ -36,41 +36,41 @@ describe('the hem of the top, where bottoms go on', () => {
 
   it.each([-0.07, -0.03, 0.03, 0.05])('finds the hem from a waist read %f of the stature off', (off) => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem)
-    const read = waistAtHem(photo, { ...body, waistY: trueHem - off * 380 })
+    const read = readHem(photo, { ...body, waistY: trueHem - off * 380 })
     expect(Math.abs(read.hemY! - trueHem)).toBeLessThanOrEqual(1)
   })
 
   it("passes over a striped top's bars and finds its hem", () => {
     const stripes = (y: number): Rgb => (Math.floor(y / 5) % 2 ? [240, 240, 235] : [30, 40, 120])
     const { photo, body } = figure(stripes, [150, 40, 40], trueHem)
-    const read = waistAtHem(photo, { ...body, waistY: trueHem + 0.04 * 380 })
+    const read = readHem(photo, { ...body, waistY: trueHem + 0.04 * 380 })
     // Within a hundredth of the stature: the last bar above the hem weighs on the means either side of it.
     expect(Math.abs(read.hemY! - trueHem)).toBeLessThan(0.01 * 380)
   })
 
   it('finds the hem in a dim room, where every colour lies near black', () => {
     const { photo, body } = figure(() => [150, 60, 90], [40, 50, 110], trueHem, 0.35)
-    const read = waistAtHem(photo, { ...body, waistY: trueHem + 0.05 * 380 })
+    const read = readHem(photo, { ...body, waistY: trueHem + 0.05 * 380 })
     expect(Math.abs(read.hemY! - trueHem)).toBeLessThanOrEqual(1)
   })
 
   it('keeps the layout when the top and the bottoms are one colour (a dress) or too near to tell', () => {
     const same = figure(() => [120, 30, 50], [120, 30, 50], trueHem)
     const body = { ...same.body, waistY: trueHem + 0.05 * 380 }
-    expect(waistAtHem(same.photo, body)).toBe(body)
+    expect(readHem(same.photo, body)).toBe(body)
     const near = figure(() => [120, 30, 50], [126, 34, 52], trueHem)
-    expect(waistAtHem(near.photo, body).hemY).toBeUndefined()
+    expect(readHem(near.photo, body).hemY).toBeUndefined()
   })
 
   it('looks for the hem only near the waist the silhouette gives: a hem a fifth of the stature away is not it', () => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem + 0.2 * 380)
-    expect(waistAtHem(photo, body).hemY).toBeUndefined()
+    expect(readHem(photo, body).hemY).toBeUndefined()
   })
 
   it('reads no hem for a figure not found', () => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem)
     const absent = { ...body, found: false, waistY: trueHem + 20 }
-    expect(waistAtHem(photo, absent)).toBe(absent)
+    expect(readHem(photo, absent)).toBe(absent)
   })
 
   // Tuning scenes whose silhouette put the waist low: dim 3119 (leggings joined under a skirt's place, 0.067 low; a skirt
