@@ -153,7 +153,86 @@ function faceWindow(image: RgbaImage, mask: Mask, head: Head, light: FrameLight 
       }
     }
   }
+  if (light?.kind === 'high-key' && Math.max(skin, litSkin) < MIN_FACE_SKIN * count && burntFeatures(image, head))
+    litSkin = burntIn(image, head)
   return { share: count === 0 ? 0 : Math.max(skin, litSkin) / count, mean: face.map((sum) => sum / Math.max(1, count)) }
+}
+
+/** Below this in its darkest channel, a pixel of a burnt-out face is a feature (an eye, the mouth), not skin. */
+const FEATURE = 230
+/** How far from the head's centre line the eyes are looked for, and how near it they may start: shares of the head's width. */
+const EYES_REACH = 0.3
+const EYES_INNER = 0.05
+/** A feature is no taller than this share of the head's width: burnt-out skin shows below it. */
+const FEATURE_HEIGHT = 0.1
+/** How far below the eyes the mouth is looked for, as shares of the head's width (0.32 on studio 8703). */
+const MOUTH_BELOW: [number, number] = [0.15, 0.7]
+
+/** Whether a pixel is burnt out to white (BURNT_OUT in every channel). */
+function burnt({ width, data }: RgbaImage, x: number, y: number): boolean {
+  const o = (y * width + x) * 4
+  return Math.min(data[o], data[o + 1], data[o + 2]) >= BURNT_OUT
+}
+
+/** Whether a pixel shows a face's feature against burnt-out skin (FEATURE). */
+function feature({ width, data }: RgbaImage, x: number, y: number): boolean {
+  const o = (y * width + x) * 4
+  return Math.min(data[o], data[o + 1], data[o + 2]) < FEATURE
+}
+
+/**
+ * Whether a head shows a face the light burnt out to the sweep's own white, that only its features tell from the
+ * backdrop: two eyes level with each other, either side of a burnt-out centre line and as far from it, and below them
+ * on that line the mouth, narrower than the eyes are apart, with burnt-out skin between. A short-haired head frames no
+ * such face (framed) and a sweep clipped as white as the face leaves no warmth to tell it by (studio 8703: the face
+ * [255, 255, 253] on [255, 255, 255]). A lamp or a vase shows no such marks.
+ */
+function burntFeatures(image: RgbaImage, head: Head): boolean {
+  const { width, height } = image
+  const { cx } = head
+  if (cx < 0 || cx >= width) return false
+  const reach = Math.max(2, Math.round(EYES_REACH * head.width))
+  const inner = Math.max(2, Math.round(EYES_INNER * head.width))
+  for (
+    let y = Math.max(0, Math.round(head.top + 0.25 * head.span));
+    y <= Math.min(height - 1, Math.round(head.top + 0.6 * head.span));
+    y++
+  ) {
+    if (!burnt(image, cx, y)) continue
+    let left = 0
+    let right = 0
+    for (let d = 1; d <= reach && !left; d++) if (cx - d >= 0 && feature(image, cx - d, y)) left = d
+    for (let d = 1; d <= reach && !right; d++) if (cx + d < width && feature(image, cx + d, y)) right = d
+    if (left < inner || right < inner || Math.abs(left - right) > Math.max(2, 0.3 * (left + right))) continue
+    // Eyes sit above burnt-out cheeks; hair beside the face or the head's outline runs on down.
+    const below = Math.min(height - 1, y + Math.max(2, Math.round(FEATURE_HEIGHT * head.width)))
+    if (!burnt(image, cx - left, below) || !burnt(image, cx + right, below)) continue
+    const apart = Math.round((left + right) / 2)
+    const mouthFrom = y + Math.max(2, Math.round(MOUTH_BELOW[0] * head.width))
+    const mouthTo = Math.min(height - 1, y + Math.round(MOUTH_BELOW[1] * head.width))
+    for (let m = mouthFrom; m <= mouthTo; m++) {
+      const mouth =
+        feature(image, cx, m) && cx - apart >= 0 && cx + apart < width && burnt(image, cx - apart, m) && burnt(image, cx + apart, m)
+      if (!mouth || !burnt(image, cx, Math.min(height - 1, m + Math.max(2, Math.round(FEATURE_HEIGHT * head.width))))) continue
+      let skin = 0
+      for (let k = y + 1; k < m; k++) skin += burnt(image, cx, k) ? 1 : 0
+      if (skin >= 0.6 * (m - y - 1)) return true
+    }
+  }
+  return false
+}
+
+/** The burnt-out pixels and features of a burnt-out face's window (faceWindow's rows and columns): its skin. */
+function burntIn(image: RgbaImage, head: Head): number {
+  const { width, height } = image
+  const half = Math.max(1, Math.round(0.2 * head.width))
+  let count = 0
+  for (let y = Math.round(head.top + 0.35 * head.span); y <= Math.round(head.top + 0.7 * head.span); y++) {
+    if (y < 0 || y >= height) continue
+    for (let x = Math.max(0, head.cx - half); x <= Math.min(width - 1, head.cx + half); x++)
+      count += burnt(image, x, y) || feature(image, x, y) ? 1 : 0
+  }
+  return count
 }
 
 /** The band of normalised r = R/(R+G+B) and g that skin from the palest to the darkest falls in: [r low, r high, g low, g high]. */
