@@ -80,8 +80,11 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   const outputX = new Float32Array(rows * 4)
   const garmentX = new Float32Array(rows * 4)
 
-  // Vertical: garment rows spread linearly, except a dress's waist seam is pinned to the body's waist.
-  const waistOut = Y(body.waistY)
+  // Vertical: garment rows spread linearly, except a dress's waist seam is pinned to the body's waist: the silhouette's,
+  // or on a figure cut at the knees, whose waist comes from a stature read off its shoulders, the top's hem where the
+  // photo shows one (studio 8418: the waist 0.08 of that stature low, the gown's bodice left the striped top showing
+  // and was charged). A full-length figure's gown keeps the silhouette's waist (soft 6006 flared from the hem, refused).
+  const waistOut = Y(!body.feetVisible && body.hemY !== undefined ? body.hemY : body.waistY)
   const pinWaist =
     category === 'dress' &&
     garment.waistRow > 0.15 &&

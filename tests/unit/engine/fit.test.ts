@@ -112,3 +112,26 @@ describe('fitting sleeves to the arms', () => {
     expect(widest).toBeGreaterThan(body.outer.right[0] - body.outer.left[0] + 0.04 * H)
   })
 })
+
+describe("pinning a dress's waist seam", () => {
+  /** The output row a dress's waist seam (the cut-out's waistRow) lands on. */
+  function seamRow(body: BodyLayout): number {
+    const dress = cutout(100, 300, 60)
+    const placement = fitGarment(dress, 'dress', body, unit)
+    const seam = dress.waistRow * dress.image.height
+    const i = placement.sourceRow.findIndex((row) => row >= seam)
+    return placement.top + i
+  }
+
+  it("pins it at the silhouette's waist on a full-length figure, whatever hem the photo shows", () => {
+    const body = figure()
+    expect(Math.abs(seamRow({ ...body, hemY: body.waistY - 25 }) - body.waistY)).toBeLessThanOrEqual(1)
+  })
+
+  it("pins it at the top's hem on a figure cut at the knees, and at the silhouette's waist when it shows no hem", () => {
+    const body = { ...figure(), feetVisible: false }
+    const hemY = body.waistY - 25
+    expect(Math.abs(seamRow({ ...body, hemY }) - hemY)).toBeLessThanOrEqual(1)
+    expect(Math.abs(seamRow(body) - body.waistY)).toBeLessThanOrEqual(1)
+  })
+})
