@@ -5,9 +5,10 @@ import type { BodyLayout } from './person.ts'
 /**
  * How far above and below the waist the silhouette's proportions give the hem is looked for, as shares of the stature.
  * The silhouette's waist is up to 0.12 of the stature low where the legs join (dim 7054: 0.118, 7143: 0.088); 0.18
- * above it reaches the neckline on most figures (tuning 1-300: 36 of 258 read there), 0.15 on none. Before 2026-11-29
- * (evening): 0.08 and 0.06, which left bottoms 0.05 of the stature or more below the true waist on 84 of 854 found
- * figures (tuning 1-300, 3001-3400, 7001-7300); now on 40, and above it on 20 against 20.
+ * above it reaches the neckline on many figures (tuning 1-300: 36 of 258 read there), 0.15 on those whose waist was
+ * read high, kept off it by HEM_BELOW_SHOULDERS. Before 2026-11-29 (evening): 0.08 and 0.06, which left bottoms 0.05 of
+ * the stature or more below the true waist on 84 of 854 found figures (tuning 1-300, 3001-3400, 7001-7300), and above
+ * it on 20; now on 41 and 16.
  */
 const HEM_ABOVE = 0.15
 const HEM_BELOW = 0.1
@@ -22,6 +23,18 @@ const HEM_WINDOW = 0.03
  */
 const RECUR_SHARE = 0.2
 const RECUR_GAP = 3
+/**
+ * How far above and below a row its colours are looked for coming back, in windows (HEM_WINDOW): bars as broad as the
+ * window come back within two (tuning soft 206: blue and green bars 6 rows each at 320, the window 8, read as the hem
+ * at the neckline's first bar when only one window was looked at).
+ */
+const RECUR_REACH = 2
+/**
+ * The hem is at least this share of the stature below the shoulders: a waist read high brought the reach up to the
+ * neckline (tuning 279, 3083, 3131, 3189, 3374, 7267: the hem read 0.01 to 0.05 of the stature below the shoulders,
+ * bottoms put on 0.18 to 0.25 of it too high). The waist is about 0.22 below them.
+ */
+const HEM_BELOW_SHOULDERS = 0.1
 /** Half the band down the body's centre that is read, as a share of the shoulders' width: clear of the arms. */
 const HEM_BAND = 0.12
 /**
@@ -34,25 +47,26 @@ const HEM_CONTRAST = 16
  * The layout with the top's hem (`hemY`), when the photo shows one near where the silhouette's proportions put the
  * waist: the row down the body's centre where the mean colour of the rows above it differs most from that of the rows
  * below it, by HEM_CONTRAST at least, and no colour of the rows below comes back from above (RECUR_SHARE: a broad
- * stripe's edge). Bottoms go on there (fit.ts). The silhouette alone reads a waist a tenth of the
- * stature low when the legs join (trousers, a skirt over them: the crotch is read at the skirt's hem), and bottoms put on
- * there left the top's hem and the old trousers showing above them (dim 3119: 0.067 low). A dress or a top and bottoms
- * of one colour show no hem: the layout is kept. A dress's waist seam stays at the silhouette's waist: pinned at the
- * hem, a gown's skirt flared from higher and wider than the check's skirt allows beside the arms (soft 6006).
+ * stripe's edge), never nearer the shoulders than HEM_BELOW_SHOULDERS. Bottoms go on there (fit.ts). The silhouette
+ * alone reads a waist a tenth of the stature low when the legs join (trousers, a skirt over them: the crotch is read at
+ * the skirt's hem), and bottoms put on there left the top's hem and the old trousers showing above them (dim 3119:
+ * 0.067 low). A dress or a top and bottoms of one colour show no hem: the layout is kept. A dress's waist seam is
+ * pinned at the hem only on a figure cut at the knees (fit.ts).
  */
 export function readHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
   if (!body.found) return body
   const { width, height, data } = photo
   const H = body.figureHeight
   const window = Math.max(2, Math.round(HEM_WINDOW * H))
-  const from = Math.max(window, Math.round(body.waistY - HEM_ABOVE * H))
+  const from = Math.max(window, Math.round(body.waistY - HEM_ABOVE * H), Math.round(body.shoulderY + HEM_BELOW_SHOULDERS * H))
   const to = Math.min(height - window, Math.round(body.waistY + HEM_BELOW * H))
   const x0 = Math.max(0, Math.round(body.centreX - HEM_BAND * body.shoulderWidth))
   const x1 = Math.min(width - 1, Math.round(body.centreX + HEM_BAND * body.shoulderWidth))
   if (to <= from || x1 < x0) return body
   // Running sums of each row's mean colour across the band, from the first row any mean reads.
-  const first = from - window
-  const rows = to + window - first
+  const reach = RECUR_REACH * window
+  const first = Math.max(0, from - reach)
+  const rows = Math.min(height, to + reach) - first
   const sums = new Float64Array((rows + 1) * 3)
   for (let r = 0; r < rows; r++) {
     const y = first + r
@@ -66,8 +80,8 @@ export function readHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
     labOf([0, 1, 2].map((c) => (sums[b * 3 + c] - sums[a * 3 + c]) / (b - a)) as [number, number, number])
   const rowLab = Array.from({ length: rows }, (_, r) => meanLab(r, r + 1))
   const recurs = (r: number, contrast: number) => {
-    for (let below = r; below < r + window; below++)
-      for (let above = r - window; above < Math.min(r, below - RECUR_GAP + 1); above++)
+    for (let below = r; below < Math.min(rows, r + reach); below++)
+      for (let above = Math.max(0, r - reach); above < Math.min(r, below - RECUR_GAP + 1); above++)
         if (ciede2000(rowLab[below], rowLab[above]) < RECUR_SHARE * contrast) return true
     return false
   }

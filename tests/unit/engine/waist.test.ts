@@ -26,6 +26,7 @@ function figure(top: (y: number) => Rgb, bottoms: Rgb, hem: number, gain = 1): {
     figureHeight: 380,
     centreX: 100,
     shoulderWidth: 70,
+    shoulderY: 75,
     waistY: 10 + 0.4 * 380,
   }
   return { photo: { width, height, data }, body }
@@ -34,7 +35,7 @@ function figure(top: (y: number) => Rgb, bottoms: Rgb, hem: number, gain = 1): {
 describe('the hem of the top, where bottoms go on', () => {
   const trueHem = 10 + 0.4 * 380
 
-  it.each([-0.12, -0.07, -0.03, 0.03, 0.05])('finds the hem from a waist read %f of the stature off', (off) => {
+  it.each([-0.12, -0.07, -0.03, 0.03, 0.05, 0.08])('finds the hem from a waist read %f of the stature off', (off) => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem)
     const read = readHem(photo, { ...body, waistY: trueHem - off * 380 })
     expect(Math.abs(read.hemY! - trueHem)).toBeLessThanOrEqual(1)
@@ -75,6 +76,13 @@ describe('the hem of the top, where bottoms go on', () => {
     expect(readHem(photo, body).hemY).toBeUndefined()
   })
 
+  it('never reads the hem nearer the shoulders than a tenth of the stature: the top begins there', () => {
+    // A waist read 0.1 high puts the reach's top above the shoulders, where the backdrop meets the top.
+    const { photo, body } = figure(() => [40, 90, 160], [40, 90, 160], trueHem)
+    const read = readHem(photo, { ...body, waistY: trueHem - 0.1 * 380 })
+    expect(read.hemY).toBeUndefined()
+  })
+
   it('reads no hem for a figure not found', () => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem)
     const absent = { ...body, found: false, waistY: trueHem + 20 }
@@ -84,13 +92,16 @@ describe('the hem of the top, where bottoms go on', () => {
   // Tuning scenes whose silhouette put the waist low: dim 3119 (leggings joined under a skirt's place, 0.067 low; a skirt
   // put on there was charged broken), studio 63 (0.080), dim 89 (0.073).
   // Studio 8218: black and green bars over yellow trousers, the hem read at a bar's edge and white trousers put on over
-  // the top, charged. Dim 7054: the waist read 0.118 low, the hem out of reach before the reach was widened.
+  // the top, charged. Dim 7054: the waist read 0.118 low, the hem out of reach before the reach was widened. Soft 206:
+  // bars as broad as the window, the neckline's first read as the hem once the reach was widened, before the bars'
+  // colours were looked for two windows off.
   it.each([
     ['dim', 3119],
     ['studio', 63],
     ['dim', 89],
     ['studio', 8218],
     ['dim', 7054],
+    ['soft', 206],
   ] as const)('reads %s %i with the hem within 0.01 of the stature of the true waist', (style, seed) => {
     const { truth, analysis, off } = readScene(style, seed)
     expect(analysis.body.found).toBe(true)
