@@ -89,7 +89,7 @@ export const QUALITY_THRESHOLDS = {
   /** Share of a region it does not belong to that the product may cover. */
   wrongRegion: 0.3,
   /** Product pixels off the body's envelope, as a share of the area it should cover (for a bag, of its own). */
-  offBody: 0.25,
+  offBody: 0.24,
   /** A bag shows on this share of the image at least. */
   bagArea: 0.003,
   /**
@@ -201,12 +201,12 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // Measured by the shoulders because the legs may be lost against the floor: they are carried down to where the
   // shoulders put the ankles, so a band a product must cover there (shins) is measured on them, not skipped.
   const lost = statured && stature === 'shoulders' && read.feetVisible ? withLostLegs(statured, person, width, height) : undefined
-  const body = lost?.body ?? statured
-  const H = body?.figureHeight ?? height
+  const fromReading = lost?.body ?? statured
+  const H = fromReading?.figureHeight ?? height
   if (read.found) measures.statureRead = read.feetVisible ? read.figureHeight / staturedByShoulders(read).figureHeight : 1
   // Where the body is, for the envelope, the regions and the background: the silhouette, its torso taken as solid where
   // it lost it.
-  const solid = body ? solidTorso(person, body, width, height) : person
+  const solid = fromReading ? solidTorso(person, fromReading, width, height) : person
   if (lost) {
     for (let y = lost.from; y < Math.min(height, Math.ceil(lost.body.ankleY)); y++) {
       const left = Math.max(0, Math.ceil(lost.body.legs.left[y]))
@@ -214,6 +214,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
       if (right >= left) solid.fill(1, y * width + left, y * width + right + 1)
     }
   }
+  // Feet in the frame: the legs between the hips and the shoes are the body where the silhouette lost them.
+  const body = fromReading && read.found && read.feetVisible ? withLostLegRows(solid, fromReading, width, height) : fromReading
   const outside = chamfer(width, height, (i) => solid[i] === 1)
   const inside = chamfer(width, height, (i) => solid[i] === 0)
   const { required, forbidden } = regionsFor(input.category, input.productKind)
@@ -715,6 +717,60 @@ function envelopeOf(body: BodyLayout, outside: Float32Array, width: number, heig
   return out
 }
 
+/** A row between the hips and the ankles that shows less than this share of the band the legs stand in lost them. */
+const LOST_ROW = 0.25
+
+/**
+ * A figure whose feet are in the frame stands on its legs. Rows between its hips and its ankles that show (almost)
+ * nothing of the band below the shoulders' width (dark trousers on a dark floor, a skirt of the wall's colour) with rows
+ * showing it above and below take a span from the row above's extent to the row below's, by rows: the legs (or the
+ * skirt) between what came out of them.
+ */
+function withLostLegRows(solid: Uint8Array, body: BodyLayout, width: number, height: number): BodyLayout {
+  const legs = { left: Float32Array.from(body.legs.left), right: Float32Array.from(body.legs.right) }
+  const half = body.shoulderWidth / 2
+  const from = Math.max(0, Math.floor(body.centreX - half))
+  const to = Math.min(width - 1, Math.ceil(body.centreX + half))
+  if (to <= from) return body
+  const extent = (y: number): [number, number] | undefined => {
+    let left = -1
+    let right = -1
+    let count = 0
+    for (let x = from; x <= to; x++) {
+      if (!solid[y * width + x]) continue
+      if (left < 0) left = x
+      right = x
+      count++
+    }
+    return count >= LOST_ROW * (to - from + 1) ? [left, right] : undefined
+  }
+  const first = Math.max(1, Math.ceil(body.hipY))
+  const last = Math.min(height - 1, Math.floor(body.ankleY))
+  let above = extent(first - 1)
+  for (let y = first; y <= last; y++) {
+    const here = extent(y)
+    if (here) {
+      above = here
+      continue
+    }
+    let end = y + 1
+    while (end <= last && !extent(end)) end++
+    const below = end <= last ? extent(end) : undefined
+    if (above && below) {
+      for (let k = y; k < end; k++) {
+        const t = (k - y + 1) / (end - y + 1)
+        const left = Math.round(above[0] + t * (below[0] - above[0]))
+        const right = Math.round(above[1] + t * (below[1] - above[1]))
+        solid.fill(1, k * width + left, k * width + right + 1)
+        legs.left[k] = left
+        legs.right[k] = right + 1
+      }
+    }
+    y = end - 1
+  }
+  return { ...body, legs }
+}
+
 /** Share of the width of the legs' last rows (a skirt's hem, the knees) that the legs below them are carried down at. */
 const LOST_LEGS_SPAN = 0.7
 
@@ -750,7 +806,7 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
   const H = body.figureHeight
   const from = Math.max(0, Math.ceil(Math.max(body.shoulderY, body.headTop + 0.17 * H)))
   const to = Math.min(height, Math.floor(body.headTop + 0.5 * H))
-  if (to <= from) return person
+  if (to <= from) return Uint8Array.from(person)
   const solid = Uint8Array.from(person)
   // Rows of the torso where nothing came out at all (the top's shoulders and sleeves of the backdrop's white, the arms
   // showing only below the sleeves) take the span of the first row below them that shows the arms.
