@@ -153,7 +153,7 @@ function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperRea
     }
   }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)
-  if (person) silhouette = readHem(photo, silhouette)
+  if (person) silhouette = readHem(photo, silhouette, segmentation.mask)
   return { reading: { segmentation, silhouette, body: person ? silhouette : defaultLayout(photo.width, photo.height) }, person }
 }
 

@@ -1,6 +1,7 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { ciede2000, labOf } from '../../quality/colour.ts'
 import type { BodyLayout } from './person.ts'
+import type { Mask } from './segmentation.ts'
 
 /**
  * How far above and below the waist the silhouette's proportions give the hem is looked for, as shares of the stature.
@@ -51,10 +52,57 @@ const HEM_CONTRAST = 16
  * alone reads a waist a tenth of the stature low when the legs join (trousers, a skirt over them: the crotch is read at
  * the skirt's hem), and bottoms put on there left the top's hem and the old trousers showing above them (dim 3119:
  * 0.067 low). A dress or a top and bottoms of one colour show no hem: the layout is kept. A dress's waist seam is
- * pinned at the hem only on a figure cut at the knees (fit.ts).
+ * pinned at the hem only on a figure cut at the knees (fit.ts). Where no colour tells the hem and the silhouette (`mask`)
+ * is given, the hem is where the silhouette stops below the top (hemAtGap).
  */
-export function readHem(photo: RgbaImage, body: BodyLayout): BodyLayout {
+export function readHem(photo: RgbaImage, body: BodyLayout, mask?: Mask): BodyLayout {
   if (!body.found) return body
+  const read = hemByColour(photo, body)
+  if (read.hemY !== undefined || !mask) return read
+  const gap = hemAtGap(mask, body)
+  return gap === undefined ? read : { ...read, hemY: gap }
+}
+
+/**
+ * Half the band about the body's centre, as a share of the shoulders' width, whose rows the silhouette leaves empty
+ * below a top's hem over bottoms of the backdrop's colour: within the torso, clear of the forearms hanging beside it
+ * (0.4 took them in on studio 6153). Two legs apart may leave it empty too, but down to the ankles: no hem.
+ */
+const GAP_HALF = 0.2
+
+/**
+ * The top's hem where the silhouette stops below it, within the reach readHem looks in: the first row from which
+ * the rows across GAP_HALF of the shoulders' width either side of the centre are all empty for a window, with the row
+ * above it not empty, and the silhouette coming back below before the ankles (a skirt or trousers of the sweep's white
+ * under a top that came out, studio 6153: the colours across it differ by 16, the hem's threshold, and bottoms were put
+ * on 0.06 of the stature above it). Undefined when there is no such gap.
+ */
+function hemAtGap(mask: Mask, body: BodyLayout): number | undefined {
+  const { width, height, data } = mask
+  const H = body.figureHeight
+  const window = Math.max(2, Math.round(HEM_WINDOW * H))
+  const x0 = Math.max(0, Math.round(body.centreX - GAP_HALF * body.shoulderWidth))
+  const x1 = Math.min(width - 1, Math.round(body.centreX + GAP_HALF * body.shoulderWidth))
+  const from = Math.max(1, Math.round(body.waistY - HEM_ABOVE * H), Math.round(body.shoulderY + HEM_BELOW_SHOULDERS * H))
+  const to = Math.min(height - 1, Math.round(body.waistY + HEM_BELOW * H))
+  const ankle = Math.min(height, Math.round(body.ankleY))
+  if (to <= from || x1 < x0) return undefined
+  const empty = (y: number) => {
+    for (let x = x0; x <= x1; x++) if (data[y * width + x]) return false
+    return true
+  }
+  for (let y = from; y <= to; y++) {
+    if (!empty(y) || empty(y - 1)) continue
+    let end = y + 1
+    while (end < ankle && empty(end)) end++
+    if (end - y >= window && end < ankle) return y
+    y = end
+  }
+  return undefined
+}
+
+/** readHem's reading by the colours down the body's centre. */
+function hemByColour(photo: RgbaImage, body: BodyLayout): BodyLayout {
   const { width, height, data } = photo
   const H = body.figureHeight
   const window = Math.max(2, Math.round(HEM_WINDOW * H))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { defaultLayout, type BodyLayout } from '../../../shared/engine/local/person.ts'
+import type { Mask } from '../../../shared/engine/local/segmentation.ts'
 import { readHem } from '../../../shared/engine/local/waist.ts'
 import { readScene } from '../../support/scenes/reading.ts'
 
@@ -83,6 +84,37 @@ describe('the hem of the top, where bottoms go on', () => {
     expect(read.hemY).toBeUndefined()
   })
 
+  /** The silhouette of figure(): its top from the shoulders to `hem`, and below a gap, from row `legsFrom`, legs at `legs`. */
+  function silhouette(hem: number, legsFrom: number, legs: [number, number][]): Mask {
+    const mask: Mask = { width: 200, height: 400, data: new Uint8Array(200 * 400) }
+    for (let y = 75; y < 390; y++) {
+      const spans: [number, number][] = y < hem ? [[70, 130]] : y >= legsFrom ? legs : []
+      for (const [a, b] of spans) mask.data.fill(1, y * 200 + a, y * 200 + b)
+    }
+    return mask
+  }
+  // A top near the backdrop's colour (CIEDE2000 under the hem's 16) over bottoms of the backdrop's own: no colour tells.
+  const pale: Rgb = [236, 226, 196]
+  const backdrop: Rgb = [222, 216, 205]
+
+  it('finds the hem where the silhouette stops below the top, over bottoms of the backdrop’s colour', () => {
+    const { photo, body } = figure(() => pale, backdrop, trueHem)
+    const at = { ...body, waistY: trueHem - 0.06 * 380 }
+    expect(readHem(photo, at).hemY).toBeUndefined()
+    expect(readHem(photo, at, silhouette(trueHem, 300, [[88, 112]])).hemY).toBe(trueHem)
+  })
+
+  it('takes no gap for the hem where two legs apart leave the centre empty down to the ankles, nor a gap of a row or two', () => {
+    const { photo, body } = figure(() => pale, backdrop, trueHem)
+    const at = { ...body, waistY: trueHem - 0.06 * 380 }
+    const apart: [number, number][] = [
+      [70, 84],
+      [116, 130],
+    ]
+    expect(readHem(photo, at, silhouette(trueHem, trueHem, apart)).hemY).toBeUndefined()
+    expect(readHem(photo, at, silhouette(trueHem, trueHem + 3, [[88, 112]])).hemY).toBeUndefined()
+  })
+
   it('reads no hem for a figure not found', () => {
     const { photo, body } = figure(() => [40, 90, 160], [60, 60, 70], trueHem)
     const absent = { ...body, found: false, waistY: trueHem + 20 }
@@ -94,7 +126,9 @@ describe('the hem of the top, where bottoms go on', () => {
   // Studio 8218: black and green bars over yellow trousers, the hem read at a bar's edge and white trousers put on over
   // the top, charged. Dim 7054: the waist read 0.118 low, the hem out of reach before the reach was widened. Soft 206:
   // bars as broad as the window, the neckline's first read as the hem once the reach was widened, before the bars'
-  // colours were looked for two windows off.
+  // colours were looked for two windows off. Studio 6153: a pale top over a white skirt lost on the sweep, the colours
+  // across the hem 16 apart, the waist read 0.06 high and trousers put on there, charged once the check took the legs
+  // where they stand.
   it.each([
     ['dim', 3119],
     ['studio', 63],
@@ -102,6 +136,7 @@ describe('the hem of the top, where bottoms go on', () => {
     ['studio', 8218],
     ['dim', 7054],
     ['soft', 206],
+    ['studio', 6153],
   ] as const)('reads %s %i with the hem within 0.01 of the stature of the true waist', (style, seed) => {
     const { truth, analysis, off } = readScene(style, seed)
     expect(analysis.body.found).toBe(true)
