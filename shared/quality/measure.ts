@@ -732,7 +732,11 @@ function withLostLegRows(solid: Uint8Array, body: BodyLayout, width: number, hei
   const from = Math.max(0, Math.floor(body.centreX - half))
   const to = Math.min(width - 1, Math.ceil(body.centreX + half))
   if (to <= from) return body
-  const extent = (y: number): [number, number] | undefined => {
+  const first = Math.max(1, Math.ceil(body.hipY))
+  const last = Math.min(height - 1, Math.floor(body.ankleY))
+  // Each row's extent within the band, from the row above the hips to the ankles, read once before any row is filled.
+  const extents: ([number, number] | undefined)[] = []
+  for (let y = first - 1; y <= last; y++) {
     let left = -1
     let right = -1
     let count = 0
@@ -742,10 +746,9 @@ function withLostLegRows(solid: Uint8Array, body: BodyLayout, width: number, hei
       right = x
       count++
     }
-    return count >= LOST_ROW * (to - from + 1) ? [left, right] : undefined
+    extents.push(count >= LOST_ROW * (to - from + 1) ? [left, right] : undefined)
   }
-  const first = Math.max(1, Math.ceil(body.hipY))
-  const last = Math.min(height - 1, Math.floor(body.ankleY))
+  const extent = (y: number) => extents[y - first + 1]
   let above = extent(first - 1)
   for (let y = first; y <= last; y++) {
     const here = extent(y)

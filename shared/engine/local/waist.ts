@@ -64,6 +64,20 @@ export function readHem(photo: RgbaImage, body: BodyLayout, mask?: Mask): BodyLa
 }
 
 /**
+ * The rows the hem is looked for in (HEM_ABOVE above the silhouette's waist to HEM_BELOW below it, never nearer the
+ * shoulders than HEM_BELOW_SHOULDERS), and the rows a mean is taken over (HEM_WINDOW), before each reading keeps them
+ * inside the picture.
+ */
+function hemReach(body: BodyLayout) {
+  const H = body.figureHeight
+  return {
+    window: Math.max(2, Math.round(HEM_WINDOW * H)),
+    from: Math.max(Math.round(body.waistY - HEM_ABOVE * H), Math.round(body.shoulderY + HEM_BELOW_SHOULDERS * H)),
+    to: Math.round(body.waistY + HEM_BELOW * H),
+  }
+}
+
+/**
  * Half the band about the body's centre, as a share of the shoulders' width, whose rows the silhouette leaves empty
  * below a top's hem over bottoms of the backdrop's colour: within the torso, clear of the forearms hanging beside it
  * (0.4 took them in on studio 6153). Two legs apart may leave it empty too, but down to the ankles: no hem.
@@ -79,12 +93,12 @@ const GAP_HALF = 0.2
  */
 function hemAtGap(mask: Mask, body: BodyLayout): number | undefined {
   const { width, height, data } = mask
-  const H = body.figureHeight
-  const window = Math.max(2, Math.round(HEM_WINDOW * H))
+  const reach = hemReach(body)
+  const { window } = reach
   const x0 = Math.max(0, Math.round(body.centreX - GAP_HALF * body.shoulderWidth))
   const x1 = Math.min(width - 1, Math.round(body.centreX + GAP_HALF * body.shoulderWidth))
-  const from = Math.max(1, Math.round(body.waistY - HEM_ABOVE * H), Math.round(body.shoulderY + HEM_BELOW_SHOULDERS * H))
-  const to = Math.min(height - 1, Math.round(body.waistY + HEM_BELOW * H))
+  const from = Math.max(1, reach.from)
+  const to = Math.min(height - 1, reach.to)
   const ankle = Math.min(height, Math.round(body.ankleY))
   if (to <= from || x1 < x0) return undefined
   const empty = (y: number) => {
@@ -104,10 +118,10 @@ function hemAtGap(mask: Mask, body: BodyLayout): number | undefined {
 /** readHem's reading by the colours down the body's centre. */
 function hemByColour(photo: RgbaImage, body: BodyLayout): BodyLayout {
   const { width, height, data } = photo
-  const H = body.figureHeight
-  const window = Math.max(2, Math.round(HEM_WINDOW * H))
-  const from = Math.max(window, Math.round(body.waistY - HEM_ABOVE * H), Math.round(body.shoulderY + HEM_BELOW_SHOULDERS * H))
-  const to = Math.min(height - window, Math.round(body.waistY + HEM_BELOW * H))
+  const hemRows = hemReach(body)
+  const { window } = hemRows
+  const from = Math.max(window, hemRows.from)
+  const to = Math.min(height - window, hemRows.to)
   const x0 = Math.max(0, Math.round(body.centreX - HEM_BAND * body.shoulderWidth))
   const x1 = Math.min(width - 1, Math.round(body.centreX + HEM_BAND * body.shoulderWidth))
   if (to <= from || x1 < x0) return body
