@@ -86,6 +86,11 @@ export const QUALITY_THRESHOLDS = {
   matches: 12,
   /** Share of each region the product must cover. */
   cover: { torso: 0.6, hips: 0.5, thighs: 0.5, shins: 0.4, feet: 0.4 },
+  /**
+   * Share of the torso's rows, between rows the product covers, that show it on less than 30%: a composite torn across
+   * (good tops measured at most 0.28 on 1,407 tuning scenes; torn ones 0.35–0.4).
+   */
+  torn: 0.3,
   /** Share of a region it does not belong to that the product may cover. */
   wrongRegion: 0.3,
   /** Product pixels off the body's envelope, as a share of the area it should cover (for a bag, of its own). */
@@ -355,6 +360,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     } else {
       cover[region] = hits / count
       measures[`cover.${region}`] = hits / count
+      if (region === 'torso' && isRequired) measures.tornTorso = tornShare(mask, shows, width, height)
     }
     if (isRequired) {
       targetArea += count
@@ -385,6 +391,11 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   } else if (changedColour.count > 0) {
     below(changedColour.median, T.matches)
     if (changedColour.median > T.matches) issues.add('colour_changed')
+  }
+  // Strips of the product with the shopper's own top between them: not put on, however much of the torso the strips cover.
+  if (measures.tornTorso !== undefined) {
+    below(measures.tornTorso, T.torn)
+    if (measures.tornTorso > T.torn) issues.add('garment_missing')
   }
   for (const r of forbidden) {
     if (cover[r] === undefined) continue
@@ -837,6 +848,31 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
     if (right >= left) solid.fill(1, y * width + left, y * width + right + 1)
   }
   return solid
+}
+
+/**
+ * The share of a region's rows (those with 4 pixels of it at least), between the first and the last the product covers
+ * half of, where it shows on less than 30% of the row: how far a composite is torn across (photo 10517: a shirt laid in
+ * strips, the shopper's dotted top showing between them).
+ */
+function tornShare(mask: Uint8Array, shows: Uint8Array, width: number, height: number): number {
+  const rows: number[] = []
+  for (let y = 0; y < height; y++) {
+    let count = 0
+    let hits = 0
+    for (let i = y * width; i < (y + 1) * width; i++) {
+      if (!mask[i]) continue
+      count++
+      hits += shows[i]
+    }
+    if (count >= 4) rows.push(hits / count)
+  }
+  const first = rows.findIndex((share) => share >= 0.5)
+  if (first < 0) return 0
+  const last = rows.findLastIndex((share) => share >= 0.5)
+  let torn = 0
+  for (let k = first; k <= last; k++) if (rows[k] < 0.3) torn++
+  return torn / rows.length
 }
 
 /**

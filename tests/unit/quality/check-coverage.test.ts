@@ -1,11 +1,29 @@
 import fc from 'fast-check'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
+import { createLocalEngine } from '../../../shared/engine/local/index.ts'
+import { decodeImage } from '../../../shared/images/codecs/index.ts'
+import { QUALITY_THRESHOLDS } from '../../../shared/quality/measure.ts'
+import { asInput } from '../../support/images.ts'
 import { describe, expect, it } from 'vitest'
 import { farColour, paintedComposite, received, shifted } from '../../support/scenes/composites.ts'
 import { SETS, styleOf } from '../../support/scenes/held-out.ts'
-import { scene } from '../../support/scenes/index.ts'
+import { scene, type Scene } from '../../support/scenes/index.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
 import { measureScene, SLOW, tuningScene } from './check-support.ts'
+
+/** `composite` with the shopper photo put back in two strips across the torso, each a fifth of its height. */
+function tornAcross(s: Scene, composite: RgbaImage): RgbaImage {
+  const photo = received(s)
+  const [, top, , bottom] = s.truth.shopper.boxes.torso
+  const height = bottom - top
+  for (const from of [0.3, 0.65]) {
+    const y0 = Math.round(top + from * height)
+    const y1 = Math.round(top + (from + 0.2) * height)
+    composite.data.set(photo.data.subarray(y0 * photo.width * 4, y1 * photo.width * 4), y0 * photo.width * 4)
+  }
+  return composite
+}
 
 describe('the coverage check', { timeout: SLOW }, () => {
   it('passes trousers over the legs, and fails the photo sent back unchanged: the garment is missing', () => {
@@ -61,6 +79,40 @@ describe('the coverage check', { timeout: SLOW }, () => {
       const moved = measureScene(s, paintedComposite(s, { offsetX: 0.25 * s.truth.shopper.figureHeight }))
       expect(moved.passed, s.description).toBe(false)
     }
+  })
+
+  it("fails a top torn across, the shopper's own top showing in strips between strips of it", () => {
+    // Tuning photo 10517: the engine laid a shirt in strips, the dotted top between them; the strips covered 62% of the
+    // torso's band, so coverage alone passed it.
+    for (const [seed, kind] of [
+      [1, 'shirt'],
+      [4, 'tshirt'],
+      [18, 'jacket'],
+      [30, 'shirt'],
+      [72, 'tshirt'],
+    ] as const) {
+      const s = tuningScene(seed, kind)
+      const good = measureScene(s, paintedComposite(s))
+      expect(good.measures.tornTorso, s.description).toBeLessThan(QUALITY_THRESHOLDS.torn / 3)
+      expect(good.passed, s.description).toBe(true)
+      const torn = tornAcross(s, paintedComposite(s))
+      expect(judge(s, torn).broken, s.description).toBe(true)
+      const m = measureScene(s, torn)
+      expect(m.measures.tornTorso, s.description).toBeGreaterThan(QUALITY_THRESHOLDS.torn)
+      expect(m.issues, s.description).toContain('garment_missing')
+    }
+  })
+
+  it("fails the local engine's shirt laid in strips over a dotted top (photo 10517), which coverage alone passed", async () => {
+    const s = tuningScene(10517, 'shirt')
+    const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category: 'top' })
+    if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
+    const result = decodeImage(outcome.image.bytes, 'jpeg')
+    expect(judge(s, result).broken).toBe(true)
+    const m = measureScene(s, result)
+    expect(m.measures['cover.torso']).toBeGreaterThanOrEqual(QUALITY_THRESHOLDS.cover.torso)
+    expect(m.measures.tornTorso).toBeGreaterThan(QUALITY_THRESHOLDS.torn)
+    expect(m.issues).toEqual(['garment_missing'])
   })
 
   it('fails the garment moved off the body', () => {
