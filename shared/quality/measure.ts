@@ -283,28 +283,17 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // The same colours under the photo's light: dimmer (as a dim room or the engine's shading shows them), and with the
   // colour cast of the photo's background (median a*, b*) added.
   const cast = castOf(after, outside, envelope, H, n)
-  const lit = drawn.flatMap((c) => LIGHT_GAINS.map((g) => dimmed(c, g)))
-  const colours = [...lit, ...lit.map((c): Lab => [c[0], c[1] + cast[0], c[2] + cast[1]])]
+  const underLight = (gains: readonly number[]) => {
+    const lit = drawn.flatMap((c) => gains.map((g) => dimmed(c, g)))
+    return [...lit, ...lit.map((c): Lab => [c[0], c[1] + cast[0], c[2] + cast[1]])]
+  }
   measures.productColours = drawn.length
   measures.castA = cast[0]
   measures.castB = cast[1]
   const changed = new Uint8Array(n)
   const shows = new Uint8Array(n)
   const nearest = new Float32Array(n)
-  // A garment is a few colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at
-  // most 1.7 units away) and looked up after that.
-  const known = new Map<number, number>()
-  const nearestOf = (lab: Float32Array, i: number) => {
-    const cell: Lab = [2 * Math.round(lab[i * 3] / 2), 2 * Math.round(lab[i * 3 + 1] / 2), 2 * Math.round(lab[i * 3 + 2] / 2)]
-    const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
-    let best = known.get(key)
-    if (best === undefined) {
-      best = Infinity
-      for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
-      known.set(key, best)
-    }
-    return best
-  }
+  const nearestOf = nearestColour(underLight(LIGHT_GAINS))
   for (let i = 0; i < n; i++) {
     if (delta[i] <= T.changed) continue
     changed[i] = 1
@@ -313,8 +302,11 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     if (best <= T.matches) shows[i] = 1
   }
   // An unchanged pixel the shopper photo already shows in the product's colour (a blue top under a blue T-shirt):
-  // nothing there can show whether the product was put on.
-  const alike = (i: number) => !changed[i] && nearestOf(before, i) <= T.matches
+  // nothing there can show whether the product was put on. Its colours as photographed (with the photo's cast), not
+  // dimmed: dark legs are not camel trousers in an engine's shadow (tuning soft 10666, whose shins were taken as
+  // already wearing the trousers, then not required, and trousers cut at the knees passed).
+  const photoNearest = nearestColour(underLight([1]))
+  const alike = (i: number) => !changed[i] && photoNearest(before, i) <= T.matches
   lap('colour')
 
   if (!body) {
@@ -539,6 +531,26 @@ function castOf(lab: Float32Array, outside: Float32Array, envelope: Uint8Array, 
   if (a.length < 50) return [0, 0]
   const median = (v: number[]) => v.sort((x, y) => x - y)[v.length >> 1]
   return [Math.max(-20, Math.min(20, median(a))), Math.max(-20, Math.min(20, median(b)))]
+}
+
+/**
+ * The CIEDE2000 (kL = 2) distance from a pixel of an L*a*b* picture to the nearest of `colours`. A garment is a few
+ * colours: the distance is computed once per L*a*b* cell of 2 units (its centre stands for it, at most 1.7 units away)
+ * and looked up after that.
+ */
+function nearestColour(colours: Lab[]): (lab: Float32Array, i: number) => number {
+  const known = new Map<number, number>()
+  return (lab, i) => {
+    const cell: Lab = [2 * Math.round(lab[i * 3] / 2), 2 * Math.round(lab[i * 3 + 1] / 2), 2 * Math.round(lab[i * 3 + 2] / 2)]
+    const key = (cell[0] * 256 + cell[1] + 128) * 256 + cell[2] + 128
+    let best = known.get(key)
+    if (best === undefined) {
+      best = Infinity
+      for (const c of colours) best = Math.min(best, ciede2000(cell, c, 2))
+      known.set(key, best)
+    }
+    return best
+  }
 }
 
 function finish(issues: Set<QualityIssue>, scores: number[], measures: Record<string, number>): QualityMeasurement {

@@ -115,6 +115,20 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(m.issues).toEqual(['garment_missing'])
   })
 
+  it('fails camel trousers cut at the knees over dark legs: bare legs are not the trousers in an engine\'s shadow', () => {
+    // Tuning soft 10666: the legs below a skirt, dark skin, came within 12 of the camel's deepest shading (gain 0.35),
+    // so the shins were taken as already wearing the product's colour and not required.
+    const s = tuningScene(10666, 'trousers')
+    const good = measureScene(s, paintedComposite(s))
+    expect(good.passed).toBe(true)
+    const cut = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
+    expect(judge(s, cut).broken).toBe(true)
+    const m = measureScene(s, cut)
+    expect(m.measures['alike.shins']).toBeUndefined()
+    expect(m.measures['cover.shins']).toBeLessThan(QUALITY_THRESHOLDS.cover.shins)
+    expect(m.issues).toContain('garment_missing')
+  })
+
   it('fails the garment moved off the body', () => {
     const s = tuningScene(11, 'trousers')
     const m = measureScene(s, paintedComposite(s, { offsetX: 0.25 * s.truth.shopper.figureHeight }))
