@@ -3,6 +3,7 @@ import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { QUALITY_THRESHOLDS } from '../../../shared/quality/measure.ts'
+import { measureJob } from '../../../shared/quality/measured-check.ts'
 import { asInput } from '../../support/images.ts'
 import { describe, expect, it } from 'vitest'
 import { farColour, paintedComposite, received, shifted } from '../../support/scenes/composites.ts'
@@ -157,6 +158,27 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(m.measures['alike.shins']).toBeUndefined()
     expect(m.measures['cover.shins']).toBeLessThan(QUALITY_THRESHOLDS.cover.shins)
     expect(m.issues).toContain('garment_missing')
+  })
+
+  it("measures a figure read shorter here than at the engine's reading size on both readings (dim 10844)", async () => {
+    // A dim room: read on the measuring copy the legs are lost (0.65 of the photo's height), read at 320 px they are
+    // whole (0.82, the truth). The engine, reading at 320 px, laid a white shirt on the shoulders alone; the short figure
+    // put the torso's band there too, and it passed. As the service measures it (measureJob, the photo read at 512 px):
+    const s = tuningScene(10844, 'shirt')
+    const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category: 'top' })
+    if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
+    expect(judge(s, decodeImage(outcome.image.bytes, 'jpeg')).broken).toBe(true)
+    const m = measureJob({
+      shopper: asInput(s.shopper),
+      product: asInput(s.product),
+      result: { bytes: outcome.image.bytes, contentType: 'image/jpeg' },
+      category: 'top',
+      weddingDress: false,
+    })
+    expect(m.measures.statureAtSize).toBeGreaterThan(QUALITY_THRESHOLDS.statureAtSizeDoubt)
+    expect(m.measures['cover.torso']).toBeGreaterThanOrEqual(QUALITY_THRESHOLDS.cover.torso)
+    expect(m.measures['sized.cover.torso']).toBeLessThan(QUALITY_THRESHOLDS.cover.torso)
+    expect(m.issues).toEqual(['garment_missing'])
   })
 
   it('fails the garment moved off the body', () => {
