@@ -175,9 +175,13 @@ function bothReadings(first: QualityMeasurement, second: QualityMeasurement, nam
 
 /** The silhouette read on a copy of the photo at the engine's reading size, carried to the measuring copy's grid. */
 function sizedSilhouette(shopper: RgbaImage, small: RgbaImage): NonNullable<Readings['silhouette']> {
-  const reading = readShopper(downscaleToFit(shopper, READING_SIDE))
-  const mask = nearestMask(reading.segmentation.mask, small.width, small.height)
-  return { segmentation: { ...reading.segmentation, mask }, read: analyseBody(mask, reading.segmentation.coverage) }
+  return carried(readShopper(downscaleToFit(shopper, READING_SIDE)).segmentation, small)
+}
+
+/** A segmentation of another copy of the photo carried to the measuring copy's grid, its landmarks read again there. */
+function carried(segmentation: Segmentation, small: RgbaImage): NonNullable<Readings['silhouette']> {
+  const mask = nearestMask(segmentation.mask, small.width, small.height)
+  return { segmentation: { ...segmentation, mask }, read: analyseBody(mask, segmentation.coverage) }
 }
 
 /** What both readings of a doubtful figure share, read once: the pictures and their difference, the silhouette, the product's colours. */
@@ -638,10 +642,7 @@ function silhouetteOf(shopperSmall: RgbaImage, shopper: RgbaImage): NonNullable<
   const own = readShopper(shopperSmall)
   if (!own.body.found) {
     const sized = readShopperAtSizes(shopper)
-    if (sized.body.found) {
-      const mask = nearestMask(sized.segmentation.mask, shopperSmall.width, shopperSmall.height)
-      return { segmentation: { ...sized.segmentation, mask }, read: analyseBody(mask, sized.segmentation.coverage) }
-    }
+    if (sized.body.found) return carried(sized.segmentation, shopperSmall)
   }
   return { segmentation: own.segmentation, read: own.silhouette }
 }
