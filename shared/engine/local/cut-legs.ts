@@ -85,3 +85,100 @@ export function legsRunOn(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask 
 function everyNth<T>(items: T[], step: number): T[] {
   return step <= 1 ? items : items.filter((_, i) => i % step === 0)
 }
+
+/** Rows between the silhouette's end and the shoes below it, as a share of its stature, at least. */
+const SHOES_GAP = 0.1
+/** The stature the shoes may give, at most, as a multiple of the silhouette's. */
+const SHOES_TALLER = 1.6
+/** RGB distance from the floor beside it on its row from which a pixel is something on the floor, at least ... */
+const SHOE_CONTRAST = 24
+/** ... and as a multiple of the floor's own spread on that row. */
+const FLOOR_SPREAD = 3
+/** A shoe's height as a share of the stature, at most: a run of rows taller than this is no pair of shoes. */
+const SHOE_TALL = 0.08
+/** Rows of floor below the shoes, as a share of the stature, at least. */
+const SOLE_MARGIN = 0.01
+/**
+ * Rows the frame shows below the silhouette's end, as a share of its stature, at least: room for the gap, the shoes and
+ * floor below them. Tuning photos read whole measured 0.12–0.13 where the grain of a floor at the frame's edge passed
+ * for shoes; those whose legs were lost on a dark floor 0.2 and more.
+ */
+const SHOES_ROOM = 0.16
+
+/**
+ * The silhouette with legs down to the shoes below it, when dark legs on a dark floor were lost between its end (a
+ * skirt's hem) and shoes of another colour standing on the floor (dim 11104: blue shoes under dark legs; dim 6139);
+ * undefined otherwise. Below the silhouette's end by SHOES_GAP of its stature (feet that end it have their shadow next
+ * to them), each row's pixels under its last rows are compared with the floor beside them on that row, as wide again
+ * (its median colour and spread: a floor of several tones, planks or tiles, counts as floor); the lowest run of rows
+ * with a FOOT's width of pixels unlike it is the shoes, if it is no taller than a pair of shoes and floor shows below it.
+ * The work is a few passes over the rows below the figure of the copy it is read on (READING_SIDES, at most 400 px).
+ */
+export function shoesBelow(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask | undefined {
+  const { width, height, data } = mask
+  if (!body.found || !body.feetVisible || photo.width !== width || photo.height !== height) return undefined
+  let last = height - 1
+  const rowCount = (y: number) => {
+    let n = 0
+    for (let x = 0; x < width; x++) n += data[y * width + x]
+    return n
+  }
+  while (last > 0 && rowCount(last) === 0) last--
+  const stature = last - body.headTop
+  if (stature <= 0) return undefined
+  let bandFrom = width
+  let bandTo = -1
+  for (let y = Math.max(0, last - Math.round(0.05 * stature)); y <= last; y++)
+    for (let x = 0; x < width; x++)
+      if (data[y * width + x]) {
+        bandFrom = Math.min(bandFrom, x)
+        bandTo = Math.max(bandTo, x)
+      }
+  const span = bandTo - bandFrom + 1
+  const from = last + Math.ceil(SHOES_GAP * stature)
+  const to = Math.min(height - 1, Math.floor(body.headTop + SHOES_TALLER * stature))
+  if (span < 3 || from >= to || height - 1 - last < SHOES_ROOM * stature) return undefined
+  const pixels = photo.data
+  const marked = new Uint8Array(width * height)
+  const counts = new Int32Array(height)
+  const half = Math.ceil(span / 2)
+  for (let y = from; y <= to; y++) {
+    const floor: number[] = []
+    for (let x = Math.max(0, bandFrom - half); x <= Math.min(width - 1, bandTo + half); x++)
+      if ((x < bandFrom || x > bandTo) && !data[y * width + x]) floor.push(y * width + x)
+    if (floor.length < 4) continue
+    const median = [0, 1, 2].map((c) => middle(floor.map((i) => pixels[i * 4 + c])))
+    const away = (i: number) => Math.hypot(pixels[i * 4] - median[0], pixels[i * 4 + 1] - median[1], pixels[i * 4 + 2] - median[2])
+    const spread = middle(floor.map(away))
+    const limit = Math.max(SHOE_CONTRAST, FLOOR_SPREAD * spread)
+    for (let x = bandFrom; x <= bandTo; x++)
+      if (away(y * width + x) > limit) {
+        marked[y * width + x] = 1
+        counts[y]++
+      }
+  }
+  const foot = Math.max(2, FOOT * stature)
+  let sole = to
+  while (sole >= from && counts[sole] < foot) sole--
+  // Legs the frame cuts run on to its edge: shoes stand on floor that shows below them.
+  if (sole < from || sole > height - 1 - Math.max(2, SOLE_MARGIN * stature)) return undefined
+  let top = sole
+  while (top - 1 >= from && counts[top - 1] >= foot) top--
+  if (sole - top + 1 < 2 || sole - top + 1 > SHOE_TALL * (sole - body.headTop)) return undefined
+  const out = Uint8Array.from(data)
+  for (let x = bandFrom; x <= bandTo; x++) {
+    let shod = false
+    for (let y = top; y <= sole; y++)
+      if (marked[y * width + x]) {
+        out[y * width + x] = 1
+        shod = true
+      }
+    if (shod) for (let y = last + 1; y < top; y++) out[y * width + x] = 1
+  }
+  return { width, height, data: out }
+}
+
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[sorted.length >> 1]
+}

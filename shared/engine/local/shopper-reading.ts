@@ -1,6 +1,6 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { downscaleToFit } from '../../images/resize.ts'
-import { legsRunOn } from './cut-legs.ts'
+import { legsRunOn, shoesBelow } from './cut-legs.ts'
 import { analyseBody, defaultLayout, staturedByShoulders, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
 import { closeVertically, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
@@ -150,6 +150,17 @@ function readFigure(photo: RgbaImage, seen: Segmentation): { reading: ShopperRea
     if (cut.found) {
       segmentation = { ...seen, mask: carried, coverage }
       silhouette = staturedByShoulders({ ...cut, feetVisible: false })
+    }
+  } else {
+    // Dark legs lost on a dark floor between a skirt's hem and shoes of another colour: the figure stands on the shoes.
+    const shod = shoesBelow(photo, seen.mask, silhouette)
+    if (shod) {
+      const coverage = coverageOf(shod)
+      const standing = analyseBody(shod, coverage)
+      if (standing.found && standing.feetVisible) {
+        segmentation = { ...seen, mask: shod, coverage }
+        silhouette = standing
+      }
     }
   }
   const person = silhouette.found && looksLikePerson(photo, segmentation.mask, silhouette)

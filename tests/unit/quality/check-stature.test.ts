@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { paintedComposite } from '../../support/scenes/composites.ts'
+import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
+import { paintedComposite, received } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART, type ProductKind, type Scene } from '../../support/scenes/types.ts'
 import { measureScene, SLOW, tuningScene } from './check-support.ts'
@@ -17,38 +18,61 @@ describe('the figure’s height when the photo does not show it whole', { timeou
   })
 
   it('measures both ways a figure read far shorter than its shoulders give, and fails trousers stopping at the knees', () => {
-    // Tuning dim 264: dark shins on a dark floor; the silhouette ends at the knees and reads 0.8 of the figure, so
-    // trousers from the chest to the knees covered "thighs and shins" of that figure.
+    // Tuning dim 264: dark shins on a dark floor; the silhouette ended at the knees and read 0.8 of the figure, so
+    // trousers from the chest to the knees covered "thighs and shins" of that figure. The reading now stands the figure
+    // on its shoes (cut-legs.ts shoesBelow); with the shoes painted out in the floor's colour, it is read short again.
     const s = tuningScene(264, 'trousers')
     const good = paintedComposite(s)
     expect(judge(s, good).broken).toBe(false)
-    const passed = measureScene(s, good)
+    const short = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
+    expect(judge(s, short).issues).toContain('garment_missing')
+    expect(measureScene(s, good).measures.statureRead).toBeGreaterThan(0.95)
+    expect(measureScene(s, good).passed).toBe(true)
+    expect(measureScene(s, short).issues).toContain('garment_missing')
+
+    const shopper = withoutShoes(s, received(s))
+    const passed = measureScene(s, withoutShoes(s, good), { shopper })
     expect(passed.measures.statureRead).toBeLessThan(0.84)
     expect(passed.measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
     expect(passed.passed).toBe(true)
-    const short = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
-    expect(judge(s, short).issues).toContain('garment_missing')
-    const failed = measureScene(s, short)
+    const failed = measureScene(s, withoutShoes(s, short), { shopper })
     expect(failed.passed).toBe(false)
     expect(failed.issues).toContain('garment_missing')
   })
 
   it('measures the shins the silhouette lost below a skirt, where the shoulders put them, and fails trousers to the hem', () => {
-    // Tuning dim 6134: a skirt over dark legs in a dim room; the silhouette ends at the hem (0.77 of the figure), and
-    // measured by the shoulders it had no shins at all: trousers stopping at the hem passed both ways.
+    // Tuning dim 6134: a skirt over dark legs in a dim room; the silhouette ended at the hem (0.77 of the figure), and
+    // measured by the shoulders it had no shins at all: trousers stopping at the hem passed both ways. Read on its
+    // shoes, and with them painted out.
     const s = tuningScene(6134, 'trousers')
     const short = paintedComposite(s, { parts: [PART.hips, PART.thigh] })
     expect(judge(s, short).issues).toContain('garment_missing')
-    const failed = measureScene(s, short)
+    const good = paintedComposite(s)
+    expect(judge(s, good).broken).toBe(false)
+    expect(measureScene(s, short).issues).toContain('garment_missing')
+    expect(measureScene(s, good).passed).toBe(true)
+
+    const shopper = withoutShoes(s, received(s))
+    const failed = measureScene(s, withoutShoes(s, short), { shopper })
     expect(failed.measures.statureRead).toBeLessThan(0.84)
     expect(failed.measures['shoulders.cover.shins']).toBeLessThan(0.4)
     expect(failed.issues).toContain('garment_missing')
     // Down to the ankles, the same trousers cover the carried shins.
-    const good = paintedComposite(s)
-    expect(judge(s, good).broken).toBe(false)
-    expect(measureScene(s, good).measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
+    expect(measureScene(s, withoutShoes(s, good), { shopper }).measures['shoulders.cover.shins']).toBeGreaterThan(0.4)
   })
 })
+
+/** An image of the scene with the shoes' box painted, row by row, in the floor's colour just beside it. */
+function withoutShoes(s: Scene, image: RgbaImage): RgbaImage {
+  const out = { ...image, data: image.data.slice() }
+  const [x0, y0, x1, y1] = s.truth.shopper.boxes.feet!.map(Math.round)
+  const beside = Math.max(0, x0 - 4)
+  for (let y = Math.max(0, y0 - 2); y <= Math.min(image.height - 1, y1 + 2); y++) {
+    const floor = out.data.slice((y * image.width + beside) * 4, (y * image.width + beside) * 4 + 4)
+    for (let x = beside; x <= Math.min(image.width - 1, x1 + 4); x++) out.data.set(floor, (y * image.width + x) * 4)
+  }
+  return out
+}
 
 describe('a figure cut at the knees whose top is the wall’s colour', { timeout: SLOW }, () => {
   it('measures the hips from the waistband below the hidden top: a skirt on the thighs is missing', () => {
