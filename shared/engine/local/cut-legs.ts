@@ -60,9 +60,7 @@ export function legsRunOn(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask 
   let like = 0
   let compared = 0
   for (let y = end + 1; y < height; y++) {
-    const beside: number[] = []
-    for (let x = Math.max(0, first - span); x <= Math.min(width - 1, last + span); x++)
-      if ((x < first || x > last) && !data[y * width + x]) beside.push(y * width + x)
+    const beside = besideOnRow(mask, y, first, last, span)
     if (beside.length === 0) continue
     const floor = everyNth(beside, Math.ceil(beside.length / FLOOR_SAMPLES))
     for (const x of columns) {
@@ -79,6 +77,14 @@ export function legsRunOn(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask 
   const out = Uint8Array.from(data)
   for (let y = end + 1; y < height; y++) for (const x of legs) out[y * width + x] = 1
   return { width, height, data: out }
+}
+
+/** The pixels of row `y` (as indices) within `reach` either side of columns from–to that the silhouette leaves out. */
+function besideOnRow({ width, data }: Mask, y: number, from: number, to: number, reach: number): number[] {
+  const beside: number[] = []
+  for (let x = Math.max(0, from - reach); x <= Math.min(width - 1, to + reach); x++)
+    if ((x < from || x > to) && !data[y * width + x]) beside.push(y * width + x)
+  return beside
 }
 
 /** Every `step`th item of a list, from its first (the list itself for a step of 1 or less). */
@@ -143,9 +149,7 @@ export function shoesBelow(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask
   const counts = new Int32Array(height)
   const half = Math.ceil(span / 2)
   for (let y = from; y <= to; y++) {
-    const floor: number[] = []
-    for (let x = Math.max(0, bandFrom - half); x <= Math.min(width - 1, bandTo + half); x++)
-      if ((x < bandFrom || x > bandTo) && !data[y * width + x]) floor.push(y * width + x)
+    const floor = besideOnRow(mask, y, bandFrom, bandTo, half)
     if (floor.length < 4) continue
     const median = [0, 1, 2].map((c) => middle(floor.map((i) => pixels[i * 4 + c])))
     const away = (i: number) => Math.hypot(pixels[i * 4] - median[0], pixels[i * 4 + 1] - median[1], pixels[i * 4 + 2] - median[2])
