@@ -2,6 +2,7 @@ import type { InputImage } from '../engine/types.ts'
 import { encodeJpeg, type DecodeBudget } from '../images/codecs/index.ts'
 import { decodeUpright } from '../images/upright.ts'
 import { DEFAULT_OUTPUT_SIDE } from '../engine/local/index.ts'
+import { median } from '../median.ts'
 
 /** Never more than half the photo again: a pre-treatment adds room, it does not change the picture. */
 const MAX_SHARE = 0.5
@@ -112,9 +113,4 @@ function solve3(m: number[][]): number[] | undefined {
     }
   }
   return [m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]]
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length ? sorted[sorted.length >> 1] : 0
 }

@@ -1,4 +1,5 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { median } from '../../median.ts'
 import { SHOULDER_SHARE, type BodyLayout } from './person.ts'
 import type { Mask } from './segmentation.ts'
 
@@ -151,9 +152,9 @@ export function shoesBelow(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask
   for (let y = from; y <= to; y++) {
     const floor = besideOnRow(mask, y, bandFrom, bandTo, half)
     if (floor.length < 4) continue
-    const median = [0, 1, 2].map((c) => middle(floor.map((i) => pixels[i * 4 + c])))
-    const away = (i: number) => Math.hypot(pixels[i * 4] - median[0], pixels[i * 4 + 1] - median[1], pixels[i * 4 + 2] - median[2])
-    const spread = middle(floor.map(away))
+    const colour = [0, 1, 2].map((c) => median(floor.map((i) => pixels[i * 4 + c])))
+    const away = (i: number) => Math.hypot(pixels[i * 4] - colour[0], pixels[i * 4 + 1] - colour[1], pixels[i * 4 + 2] - colour[2])
+    const spread = median(floor.map(away))
     const limit = Math.max(SHOE_CONTRAST, FLOOR_SPREAD * spread)
     for (let x = bandFrom; x <= bandTo; x++)
       if (away(y * width + x) > limit) {
@@ -180,9 +181,4 @@ export function shoesBelow(photo: RgbaImage, mask: Mask, body: BodyLayout): Mask
     if (shod) for (let y = last + 1; y < top; y++) out[y * width + x] = 1
   }
   return { width, height, data: out }
-}
-
-function middle(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[sorted.length >> 1]
 }

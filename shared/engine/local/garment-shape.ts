@@ -1,4 +1,5 @@
 import type { RgbaImage } from '../../images/codecs/raster.ts'
+import { median } from '../../median.ts'
 
 /** The garment cut out of its product photo, cropped to its bounding box, with its shape measured. */
 export interface GarmentCutout {
@@ -171,7 +172,7 @@ export function measureGarmentShape(cutout: GarmentCutout): GarmentShape | undef
       else if (u >= 0.7 && u <= 0.85) sides.push(lowest[x])
     }
     middle.sort((a, b) => a - b)
-    bottomDrop = ((middle[Math.floor(middle.length * 0.9)] ?? 0) - medianOf(sides)) / h
+    bottomDrop = ((middle[Math.floor(middle.length * 0.9)] ?? 0) - median(sides)) / h
   }
   // How far above the bottom the outline is last nearly as wide as at its widest: a train's rounded end
   // narrows over a good part of its length, a hem stays wide to the end (a shadow under either is thin).
@@ -233,7 +234,7 @@ function garmentPixels(cutout: GarmentCutout): Uint8Array {
       for (let c = 0; c < 3; c++) samples[c].push(data[p + c])
     }
   }
-  const fabric = samples.map(medianOf)
+  const fabric = samples.map((values) => median(values))
   const known = samples[0].length > 0
   for (let i = 0; i < width * height; i++) {
     if (data[i * 4 + 3] < 128) continue
@@ -282,9 +283,4 @@ function percentile(values: Float32Array, from: number, to: number, share: numbe
   for (let y = Math.max(0, from); y <= Math.min(values.length - 1, to); y++) picked.push(values[y])
   picked.sort((a, b) => a - b)
   return picked.length ? picked[Math.min(picked.length - 1, Math.floor(picked.length * share))] : 0
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length ? sorted[sorted.length >> 1] : 0
 }
