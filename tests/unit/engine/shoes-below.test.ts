@@ -1,13 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { drawShopper } from '../../../devstack/samples/shopper-photo.ts'
-import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import { readShopper } from '../../../shared/engine/local/shopper-reading.ts'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
-import { measureJob } from '../../../shared/quality/measured-check.ts'
-import { asInput } from '../../support/images.ts'
 import { judge } from '../../support/scenes/oracle.ts'
-import { tuningScene } from '../quality/check-support.ts'
+import { localEngineResult, measuredAsServed, tuningScene } from '../quality/check-support.ts'
 import { readScene } from '../../support/scenes/reading.ts'
 
 type Rgb = [number, number, number]
@@ -123,17 +120,9 @@ describe('legs lost on a dark floor between a skirt and the shoes', () => {
     // 0.12 of the stature above the frame's edge, and a few pixels of the floor's grain in its last rows stood 0.1 lower.
     // Taken for shoes, they made the figure a tenth taller and good trousers were refused on the torso.
     const s = tuningScene(287, 'trousers')
-    const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category: 'bottom' })
-    if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
-    expect(judge(s, decodeImage(outcome.image.bytes, 'jpeg')).broken).toBe(false)
-    const m = measureJob({
-      shopper: asInput(s.shopper),
-      product: asInput(s.product),
-      result: { bytes: outcome.image.bytes, contentType: 'image/jpeg' },
-      category: 'bottom',
-      productKind: 'trousers',
-      weddingDress: false,
-    })
+    const jpeg = await localEngineResult(s, 'bottom')
+    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(false)
+    const m = measuredAsServed(s, jpeg, 'bottom', 'trousers')
     expect(m.issues).toEqual([])
     expect(m.measures.statureAtSize).toBeGreaterThan(0.95)
   })

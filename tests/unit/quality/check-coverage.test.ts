@@ -1,17 +1,14 @@
 import fc from 'fast-check'
 import type { RgbaImage } from '../../../shared/images/codecs/raster.ts'
-import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { QUALITY_THRESHOLDS } from '../../../shared/quality/measure.ts'
-import { measureJob } from '../../../shared/quality/measured-check.ts'
-import { asInput } from '../../support/images.ts'
 import { describe, expect, it } from 'vitest'
 import { farColour, paintedComposite, received, shifted } from '../../support/scenes/composites.ts'
 import { SETS, styleOf } from '../../support/scenes/held-out.ts'
 import { scene, type Scene } from '../../support/scenes/index.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
-import { measureScene, SLOW, tuningScene } from './check-support.ts'
+import { localEngineResult, measuredAsServed, measureScene, SLOW, tuningScene } from './check-support.ts'
 
 /**
  * `composite` with the shopper photo put back in strips across the torso (default: two, each a fifth of its height),
@@ -136,9 +133,7 @@ describe('the coverage check', { timeout: SLOW }, () => {
 
   it("fails the local engine's shirt laid in strips over a dotted top (photo 10517), which coverage alone passed", async () => {
     const s = tuningScene(10517, 'shirt')
-    const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category: 'top' })
-    if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
-    const result = decodeImage(outcome.image.bytes, 'jpeg')
+    const result = decodeImage(await localEngineResult(s, 'top'), 'jpeg')
     expect(judge(s, result).broken).toBe(true)
     const m = measureScene(s, result)
     expect(m.measures['cover.torso']).toBeGreaterThanOrEqual(QUALITY_THRESHOLDS.cover.torso)
@@ -165,16 +160,9 @@ describe('the coverage check', { timeout: SLOW }, () => {
     // whole (0.82, the truth). The engine, reading at 320 px, laid a white shirt on the shoulders alone; the short figure
     // put the torso's band there too, and it passed. As the service measures it (measureJob, the photo read at 512 px):
     const s = tuningScene(10844, 'shirt')
-    const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category: 'top' })
-    if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
-    expect(judge(s, decodeImage(outcome.image.bytes, 'jpeg')).broken).toBe(true)
-    const m = measureJob({
-      shopper: asInput(s.shopper),
-      product: asInput(s.product),
-      result: { bytes: outcome.image.bytes, contentType: 'image/jpeg' },
-      category: 'top',
-      weddingDress: false,
-    })
+    const jpeg = await localEngineResult(s, 'top')
+    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(true)
+    const m = measuredAsServed(s, jpeg, 'top')
     expect(m.measures.statureAtSize).toBeGreaterThan(QUALITY_THRESHOLDS.statureAtSizeDoubt)
     expect(m.measures['cover.torso']).toBeGreaterThanOrEqual(QUALITY_THRESHOLDS.cover.torso)
     expect(m.measures['sized.cover.torso']).toBeLessThan(QUALITY_THRESHOLDS.cover.torso)

@@ -1,6 +1,10 @@
 import { expect } from 'vitest'
 import { createRgba, type RgbaImage } from '../../../shared/images/codecs/raster.ts'
-import { measureResult, type MeasureInput, type QualityMeasurement } from '../../../shared/quality/measure.ts'
+import { createLocalEngine } from '../../../shared/engine/local/index.ts'
+import type { GarmentCategory } from '../../../shared/engine/types.ts'
+import { measureResult, type MeasureInput, type QualityMeasurement, type QualityProductKind } from '../../../shared/quality/measure.ts'
+import { measureJob } from '../../../shared/quality/measured-check.ts'
+import { asInput } from '../../support/images.ts'
 import { received } from '../../support/scenes/composites.ts'
 import { SETS, styleOf } from '../../support/scenes/held-out.ts'
 import { scene, type Scene } from '../../support/scenes/index.ts'
@@ -38,4 +42,23 @@ export function canvas(width: number, height: number, fill: Rgb, paint?: (x: num
       image.data.set([c[0], c[1], c[2], 255], (y * width + x) * 4)
     }
   return image
+}
+
+/** The local engine's own result (JPEG bytes) for a scene's photos. */
+export async function localEngineResult(s: Scene, category: GarmentCategory): Promise<Uint8Array> {
+  const outcome = await createLocalEngine().generate({ person: asInput(s.shopper), garment: asInput(s.product), category })
+  if (outcome.kind !== 'generated' || !('bytes' in outcome.image)) throw new Error(`expected an image, got ${outcome.kind}`)
+  return outcome.image.bytes
+}
+
+/** The measured check on a JPEG result as the service runs it (measureJob: the photos decoded at 512 px). */
+export function measuredAsServed(s: Scene, jpeg: Uint8Array, category: GarmentCategory, productKind?: QualityProductKind) {
+  return measureJob({
+    shopper: asInput(s.shopper),
+    product: asInput(s.product),
+    result: { bytes: jpeg, contentType: 'image/jpeg' },
+    category,
+    productKind,
+    weddingDress: false,
+  })
 }
