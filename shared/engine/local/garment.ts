@@ -3,6 +3,7 @@ import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { measureGarmentShape, upperCentre, type GarmentCutout } from './garment-shape.ts'
 import { withoutModel } from './on-model.ts'
 import { downscaleToFit } from '../../images/resize.ts'
+import { median } from '../../median.ts'
 import { maskBounds, segmentForeground, type Mask, type MaskBounds, type SegmentOptions } from './segmentation.ts'
 
 export type { GarmentCutout } from './garment-shape.ts'
@@ -87,9 +88,11 @@ export function guessCategory(garment: GarmentCutout, hint?: string): GarmentCat
 }
 
 /**
- * The mask without what is above and below the garment in another colour: a dress form's neck and the
- * torso below a shirt's hem, a stand and its base, a studio shadow. Rows at the top and the bottom are
- * dropped while most of what they hold is not of the garment's colour (read across its middle).
+ * The mask without what is above and below the garment in another colour: a hanger (withoutHanger), a dress form's neck
+ * and the torso below a shirt's hem, a stand and its base, a studio shadow. At the top, while most of a row is not of
+ * the garment's colour (read across its middle), its pixels of other colours go: a hanger's bar too pale to show a
+ * hook goes, and the shoulders beside it stay (they went with the bar's rows, 6% of a shirt's height). At the bottom,
+ * such rows go whole.
  */
 function withoutProps(image: RgbaImage, mask: Mask): Mask {
   const { width, height, data } = mask
@@ -103,21 +106,27 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
   }
   if (samples[0].length === 0) return mask
   const fabric = samples.map((v) => v.sort((a, b) => a - b)[v.length >> 1])
+  const hung = withoutHanger(image, mask, box, fabric)
+  const out = hung ?? Uint8Array.from(data)
   const fabricShare = (y: number) => {
     let inside = 0
     let like = 0
     for (let x = 0; x < width; x++) {
       const i = y * width + x
-      if (!data[i]) continue
+      if (!out[i]) continue
       inside++
-      const d =
-        Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
-      if (d <= 90) like++
+      if (colourDistance(image, i, fabric) <= 90) like++
     }
     return inside ? like / inside : 1
   }
-  const out = Uint8Array.from(data)
-  for (let y = box.y0; y < box.y1 && fabricShare(y) < 0.5; y++) out.fill(0, y * width, (y + 1) * width)
+  // A hanger taken off leaves the garment's own top: what is below it is not a form's neck.
+  if (!hung) {
+    let y = box.y0
+    for (; y < box.y1 && fabricShare(y) < 0.5; y++) {
+      for (let i = y * width + box.x0; i < y * width + box.x1; i++) if (out[i] && colourDistance(image, i, fabric) > 90) out[i] = 0
+    }
+    withoutWisps(out, width, box, box.y0, y)
+  }
   for (let y = box.y1 - 1; y >= box.y0 && fabricShare(y) < 0.5; y--) out.fill(0, y * width, (y + 1) * width)
   // A form's neck between two straps survives the rows above: other colours in the middle of the top rows go too.
   const band = Math.max(1, Math.round((box.y1 - box.y0) * 0.12))
@@ -127,12 +136,98 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
     for (let x = Math.max(0, Math.floor(middle - reach)); x <= Math.min(width - 1, Math.ceil(middle + reach)); x++) {
       const i = y * width + x
       if (!out[i]) continue
-      const d =
-        Math.abs(image.data[i * 4] - fabric[0]) + Math.abs(image.data[i * 4 + 1] - fabric[1]) + Math.abs(image.data[i * 4 + 2] - fabric[2])
-      if (d > 90) out[i] = 0
+      if (colourDistance(image, i, fabric) > 90) out[i] = 0
     }
   }
   return { width, height, data: out }
+}
+
+/** The sum of the channels' differences between pixel `i` and a colour. */
+function colourDistance(image: RgbaImage, i: number, colour: readonly number[]): number {
+  const d = image.data
+  return Math.abs(d[i * 4] - colour[0]) + Math.abs(d[i * 4 + 1] - colour[1]) + Math.abs(d[i * 4 + 2] - colour[2])
+}
+
+/** A hook's rows span no more than this share of the garment's widest row. */
+const HOOK_WIDTH = 0.06
+/** Nor more than this share of the mask's height (trousers are narrow). */
+const HOOK_HEIGHT = 0.03
+/** Fewer such rows at the top are the rounding of a shoulder or a waistband, not a hook. */
+const HOOK_ROWS = 0.03
+/** Below the hook, rows narrower than this share of the widest are the hanger's bar alone (its colour is read there). */
+const BAR_TIP = 0.3
+/** How far below the hook the bar may reach, as a share of the mask's height. */
+const BAR_ROWS = 0.15
+/** A row left with fewer pixels than this share of the garment's width is a prop's outline, not the garment. */
+const BAR_WISPS = 0.1
+
+/**
+ * The mask (a copy) without a hanger, or undefined when it shows no hook. The hook stands above the garment: rows each
+ * spanning (leftmost to rightmost pixel) at most HOOK_WIDTH of the widest row (HOOK_HEIGHT of the mask's height for a
+ * narrow garment) for HOOK_ROWS of its height at least; they go whatever their colour (the hook's edge, blended with the
+ * wall, passed for a dark fabric and kept it: soft 10596's T-shirt measured 3 px across its top and went on low, the
+ * bar across the chest). Then, on the rows below, the pixels of the hanger's colour (read on the hook and the bar's tip) nearer to it than
+ * to the fabric's, down to the first row with none, and the wisps of the bar's outline. The garment's shoulders beside
+ * the bar stay. Straps are two pieces a bodice's width apart and span it: no hook.
+ */
+function withoutHanger(image: RgbaImage, mask: Mask, box: MaskBounds, fabric: readonly number[]): Uint8Array | undefined {
+  const { width, data } = mask
+  const spans: number[] = []
+  for (let y = box.y0; y < box.y1; y++) {
+    let left = -1
+    let right = -1
+    for (let x = box.x0; x < box.x1; x++) {
+      if (!data[y * width + x]) continue
+      if (left < 0) left = x
+      right = x
+    }
+    spans.push(left < 0 ? 0 : right - left + 1)
+  }
+  const widest = Math.max(...spans)
+  let rows = 0
+  const stem = Math.max(HOOK_WIDTH * widest, HOOK_HEIGHT * spans.length)
+  while (rows < spans.length && spans[rows] <= stem) rows++
+  if (rows < HOOK_ROWS * spans.length || rows === spans.length) return undefined
+  let tip = rows
+  while (tip < spans.length && spans[tip] < BAR_TIP * widest) tip++
+  const samples: number[][] = [[], [], []]
+  for (let y = box.y0; y < box.y0 + tip; y++) {
+    for (let x = box.x0; x < box.x1; x++) {
+      const i = y * width + x
+      if (data[i]) for (let c = 0; c < 3; c++) samples[c].push(image.data[i * 4 + c])
+    }
+  }
+  const hanger = samples.map(median)
+  const out = Uint8Array.from(data)
+  out.fill(0, box.y0 * width, (box.y0 + rows) * width)
+  const last = Math.min(box.y1, box.y0 + rows + Math.ceil(BAR_ROWS * spans.length))
+  for (let y = box.y0 + rows; y < last; y++) {
+    let found = false
+    for (let x = box.x0; x < box.x1; x++) {
+      const i = y * width + x
+      if (!out[i]) continue
+      const d = colourDistance(image, i, hanger)
+      if (d > 90 || d >= colourDistance(image, i, fabric)) continue
+      out[i] = 0
+      found = true
+    }
+    if (!found) break
+  }
+  withoutWisps(out, width, box, box.y0 + rows, last)
+  return out
+}
+
+/**
+ * A prop's outline, blended with the wall, is left in wisps above the garment once the prop's colour is gone: rows in
+ * [from, to) with fewer pixels than BAR_WISPS of the box's width go, down to the first with more.
+ */
+function withoutWisps(out: Uint8Array, width: number, box: MaskBounds, from: number, to: number): void {
+  for (let y = from; y < to; y++) {
+    let count = 0
+    for (let x = box.x0; x < box.x1; x++) count += out[y * width + x]
+    if (count >= BAR_WISPS * (box.x1 - box.x0)) break
+    out.fill(0, y * width + box.x0, y * width + box.x1)
+  }
 }
 
 function fullMask(width: number, height: number): Mask {
