@@ -25,6 +25,18 @@ export const LONG_DRESS_RATIO = 2.9
 /** Length over waistband width beyond which a bottom is full-length trousers. */
 const FULL_LENGTH_BOTTOM_RATIO = 1.6
 
+/** A bottom's row is scaled to its legs' span, down to this share of its waist's scale at the narrowest. */
+const CLOSEST = 0.75
+/**
+ * Full-length trousers on legs the silhouette shows, down to this share. Through the service, on the 192 trousers
+ * scenes of 1–300, 3001–3400, 6001–6300 and 10301–11200 (2026-11-30): broken and charged 2 → 0, good 165 → 169, good
+ * results refused 11 → 10; at 0.55 on every row, three dim scenes whose legs were lost went on too narrow, one charged.
+ * On 202 trousers scenes of seeds 11201–13000, run after: one broken and refunded became good, nothing else moved.
+ */
+const CLOSEST_LEGS = 0.62
+/** Legs narrower than this share of the shoulders' width on a row are legs the silhouette lost there. */
+const LEGS_SHOWN = 0.35
+
 /** Output pixels per analysis pixel, per axis. */
 export interface Scale {
   x: number
@@ -107,13 +119,19 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
   }
   if (category === 'bottom') {
     const waistScale = (shoulderWidth * 0.82 * ease) / Math.max(1, garment.topWidth)
+    const fullLength = proportion >= FULL_LENGTH_BOTTOM_RATIO
     for (let i = 0; i < rows; i++) {
       const r = Math.min(gh - 1, Math.max(0, Math.floor(sourceRow[i])))
       const [l, rr] = spanAt(body.legs, top + i)
       const target = rr - l + 0.024 * H
       const gl = garment.left[r]
       const gr = garment.right[r]
-      const s = clamp(target / Math.max(1, gr - gl), waistScale * 0.75, waistScale * 1.35)
+      // Full-length trousers follow legs the silhouette shows closer than other bottoms: wide legs scaled as their waist
+      // stood off the shins by more than the check allows (flat 10895, 11145, charged). Legs it lost (dark trousers on a
+      // dark floor, their span a few pixels carried down from the last row that showed them) keep the waist's scale.
+      const legsShown = rr - l >= LEGS_SHOWN * shoulderWidth
+      const least = fullLength && legsShown ? CLOSEST_LEGS : CLOSEST
+      const s = clamp(target / Math.max(1, gr - gl), waistScale * least, waistScale * 1.35)
       const centre = (l + rr) / 2
       const x0 = centre - ((gr - gl) / 2) * s
       const x1 = centre + ((gr - gl) / 2) * s

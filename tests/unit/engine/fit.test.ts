@@ -135,3 +135,60 @@ describe("pinning a dress's waist seam", () => {
     expect(Math.abs(seamRow(body) - body.waistY)).toBeLessThanOrEqual(1)
   })
 })
+
+describe('fitting trousers to the legs', () => {
+  /** Wide-leg trousers: `waist` across the top, widening evenly to `hem` at the bottom, `height` long. */
+  function wideLegs(waist: number, hem: number, height: number): GarmentCutout {
+    const width = hem
+    const trousers = cutout(width, height, waist)
+    for (let y = 0; y < height; y++) {
+      const half = (waist + ((hem - waist) * y) / (height - 1)) / 2
+      trousers.left[y] = width / 2 - half
+      trousers.right[y] = width / 2 + half
+    }
+    trousers.topWidth = waist
+    trousers.hasLegs = true
+    return trousers
+  }
+
+  /** How wide the trousers are put on at output row `y`. */
+  const widthAt = (placement: ReturnType<typeof fitGarment>, y: number) => {
+    const i = Math.round(y) - placement.top
+    return placement.outputX[i * 4 + 3] - placement.outputX[i * 4]
+  }
+
+  it('follows legs the silhouette shows closer than the waist would put them: wide legs stood off the shins (flat 10895)', () => {
+    const body = figure()
+    const y = body.ankleY - 8
+    const legs = body.legs.right[Math.round(y)] - body.legs.left[Math.round(y)]
+    expect(legs).toBeGreaterThan(0.35 * body.shoulderWidth)
+    const placement = fitGarment(wideLegs(100, 160, 400), 'bottom', body, unit)
+    // At the waist's scale (0.75 of it at the narrowest) they were 1.49 times as wide as the legs.
+    expect(widthAt(placement, y) / legs).toBeLessThan(1.3)
+    expect(widthAt(placement, y)).toBeGreaterThan(legs)
+  })
+
+  it("keeps the waist's scale on rows where the silhouette lost the legs (a few pixels carried down), and for shorts", () => {
+    const body = figure()
+    const lostFrom = Math.round(body.kneeY)
+    for (let y = lostFrom; y < body.legs.left.length; y++) {
+      body.legs.left[y] = body.centreX - 1
+      body.legs.right[y] = body.centreX + 1
+    }
+    const trousers = wideLegs(100, 160, 400)
+    const placement = fitGarment(trousers, 'bottom', body, unit)
+    const waistScale = (body.shoulderWidth * 0.82 * 1.06) / 100
+    const y = body.ankleY - 8
+    const garmentRow = Math.floor(placement.sourceRow[Math.round(y) - placement.top])
+    expect(widthAt(placement, y)).toBeCloseTo(0.75 * waistScale * (trousers.right[garmentRow] - trousers.left[garmentRow]), 3)
+    // Shorts (not full-length) were never fitted closer: a short wide leg keeps the waist's scale at its hem.
+    const shorts = wideLegs(100, 140, 120)
+    const short = fitGarment(shorts, 'bottom', figure(), unit)
+    const hemRow = short.bottom - 1
+    const row = Math.floor(short.sourceRow[hemRow - short.top])
+    const legs = figure().legs.right[hemRow] - figure().legs.left[hemRow]
+    const atWaistScale = 0.75 * waistScale * (shorts.right[row] - shorts.left[row])
+    expect(atWaistScale).toBeGreaterThan(legs + 0.024 * figure().figureHeight)
+    expect(widthAt(short, hemRow)).toBeCloseTo(atWaistScale, 3)
+  })
+})
