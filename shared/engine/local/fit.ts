@@ -127,8 +127,9 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
       const gl = garment.left[r]
       const gr = garment.right[r]
       // Full-length trousers follow legs the silhouette shows closer than other bottoms: wide legs scaled as their waist
-      // stood off the shins by more than the check allows (flat 10895, 11145, charged). Legs it lost (dark trousers on a
-      // dark floor, their span a few pixels carried down from the last row that showed them) keep the waist's scale.
+      // stood off the shins past the evaluation's limit, within the check's (flat 10895, 11145, charged). Legs it lost
+      // (dark trousers on a dark floor, their span a few pixels carried down from the last row that showed them) keep
+      // the waist's scale.
       const legsShown = rr - l >= LEGS_SHOWN * shoulderWidth
       const least = fullLength && legsShown ? CLOSEST_LEGS : CLOSEST
       const s = clamp(target / Math.max(1, gr - gl), waistScale * least, waistScale * 1.35)
