@@ -148,6 +148,25 @@ describe('a lamp that lights the wall above it more than below', () => {
   })
 })
 
+describe("a lamp's warm light on the wall above it", () => {
+  // Dim 11109 and 10844: a lit shade at the edge, the wall above it redder than below (by 0.044 in normalised red plus
+  // green on 11109) as well as brighter. Taken for a change of backdrop, the shade's rows became a band of subject:
+  // 11109 across the shoulders, read as no person (`person_not_found`), 10844 read at 0.6 of its stature.
+  it('reads dim 11109 as a person, standing its whole height', () => {
+    const { truth, analysis, scale, off } = readScene('dim', 11109)
+    const { body } = analysis
+    expect(body.found).toBe(true)
+    expect(Math.abs((body.figureHeight * scale) / truth.figureHeight - 1)).toBeLessThan(0.03)
+    expect(off(body.headTop, truth.boxes.head[1])).toBeLessThan(0.02)
+  })
+
+  it('reads dim 10844 its whole height, not down to the band', () => {
+    const { truth, analysis, scale } = readScene('dim', 10844)
+    expect(analysis.body.found).toBe(true)
+    expect(Math.abs((analysis.body.figureHeight * scale) / truth.figureHeight - 1)).toBeLessThan(0.03)
+  })
+})
+
 describe('the spread of a room reading without narrow peaks', () => {
   it('cuts a peak narrower than the window to its sides, and keeps steps and wide peaks', () => {
     const rows = (...runs: [number, number][]) => Float32Array.from(runs.flatMap(([value, count]) => Array(count).fill(value)))
