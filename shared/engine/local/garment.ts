@@ -89,10 +89,10 @@ export function guessCategory(garment: GarmentCutout, hint?: string): GarmentCat
 
 /**
  * The mask without what is above and below the garment in another colour: a hanger (withoutHanger), a dress form's neck
- * and the torso below a shirt's hem, a stand and its base, a studio shadow. At the top, while most of a row is not of
- * the garment's colour (read across its middle), its pixels of other colours go: a hanger's bar too pale to show a
- * hook goes, and the shoulders beside it stay (they went with the bar's rows, 6% of a shirt's height). At the bottom,
- * such rows go whole.
+ * and the torso below a shirt's hem, a stand and its base, a studio shadow. Rows at the top and the bottom are dropped
+ * while most of what they hold is not of the garment's colour (read across its middle): a hanger's bar that shows no
+ * hook goes that way, with the shoulders beside it. Taking only its pixels kept the shoulders, but on other products
+ * kept the few pixels of the garment's colour such rows hold (soft 3161: an on-model dress cut to a band of arms).
  */
 function withoutProps(image: RgbaImage, mask: Mask): Mask {
   const { width, height, data } = mask
@@ -120,13 +120,7 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
     return inside ? like / inside : 1
   }
   // A hanger taken off leaves the garment's own top: what is below it is not a form's neck.
-  if (!hung) {
-    let y = box.y0
-    for (; y < box.y1 && fabricShare(y) < 0.5; y++) {
-      for (let i = y * width + box.x0; i < y * width + box.x1; i++) if (out[i] && colourDistance(image, i, fabric) > 90) out[i] = 0
-    }
-    withoutWisps(out, width, box, box.y0, y)
-  }
+  if (!hung) for (let y = box.y0; y < box.y1 && fabricShare(y) < 0.5; y++) out.fill(0, y * width, (y + 1) * width)
   for (let y = box.y1 - 1; y >= box.y0 && fabricShare(y) < 0.5; y--) out.fill(0, y * width, (y + 1) * width)
   // A form's neck between two straps survives the rows above: other colours in the middle of the top rows go too.
   const band = Math.max(1, Math.round((box.y1 - box.y0) * 0.12))
@@ -166,9 +160,9 @@ const BAR_WISPS = 0.1
  * spanning (leftmost to rightmost pixel) at most HOOK_WIDTH of the widest row (HOOK_HEIGHT of the mask's height for a
  * narrow garment) for HOOK_ROWS of its height at least; they go whatever their colour (the hook's edge, blended with the
  * wall, passed for a dark fabric and kept it: soft 10596's T-shirt measured 3 px across its top and went on low, the
- * bar across the chest). Then, on the rows below, the pixels of the hanger's colour (read on the hook and the bar's tip) nearer to it than
- * to the fabric's, down to the first row with none, and the wisps of the bar's outline. The garment's shoulders beside
- * the bar stay. Straps are two pieces a bodice's width apart and span it: no hook.
+ * bar across the chest). Then, on the rows below, the pixels of the hanger's colour (read on the hook and the bar's
+ * tip) nearer to it than to the fabric's, down to the first row with none, and the wisps of the bar's outline. The
+ * garment's shoulders beside the bar stay. Straps are two pieces a bodice's width apart and span it: no hook.
  */
 function withoutHanger(image: RgbaImage, mask: Mask, box: MaskBounds, fabric: readonly number[]): Uint8Array | undefined {
   const { width, data } = mask
