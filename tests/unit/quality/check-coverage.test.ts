@@ -155,18 +155,18 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(m.issues).toContain('garment_missing')
   })
 
-  it("measures a figure read shorter here than at the engine's reading size on both readings (dim 10844)", async () => {
-    // A dim room: read on the measuring copy the legs are lost (0.65 of the photo's height), read at 320 px they are
-    // whole (0.82, the truth). The engine, reading at 320 px, laid a white shirt on the shoulders alone; the short figure
-    // put the torso's band there too, and it passed. As the service measures it (measureJob, the photo read at 512 px):
+  it('reads dim 10844 whole at both sizes since the lamp rule, and passes the shirt the engine now puts on its torso', async () => {
+    // A dim room, a lit shade at the edge reddening the wall above it. Before 2026-11-30 the shade's rows were a band
+    // of subject: read on the measuring copy the legs were lost (0.65 of the photo's height), at 320 px whole (0.82, the
+    // truth), and the engine laid the shirt on the shoulders alone. This scene was the one test of measuring a figure on
+    // both readings (QUALITY_THRESHOLDS.statureAtSizeDoubt). No full-length top of 1–300 and 3001–3400, nor a dim one of
+    // 6001–6300 and 7001–7300, reads so differently at the two sizes now: that path has no scene to test it on.
     const s = tuningScene(10844, 'shirt')
     const jpeg = await localEngineResult(s, 'top')
-    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(true)
+    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(false)
     const m = measuredAsServed(s, jpeg, 'top')
-    expect(m.measures.statureAtSize).toBeGreaterThan(QUALITY_THRESHOLDS.statureAtSizeDoubt)
-    expect(m.measures['cover.torso']).toBeGreaterThanOrEqual(QUALITY_THRESHOLDS.cover.torso)
-    expect(m.measures['sized.cover.torso']).toBeLessThan(QUALITY_THRESHOLDS.cover.torso)
-    expect(m.issues).toEqual(['garment_missing'])
+    expect(Math.abs(m.measures.statureAtSize - 1)).toBeLessThan(0.05)
+    expect(m.issues).toEqual([])
   })
 
   it('fails the garment moved off the body', () => {
