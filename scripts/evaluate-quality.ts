@@ -7,6 +7,7 @@
  *   --seeds 1-250 | 3,8,21   tuning seeds to run (default 1-250); the held-out set always runs whole
  *   --json                   the figures (and, for tuning, every scene) as JSON
  *   --sheet DIR              a contact sheet per scene: shopper | product | result | verdicts (tuning only)
+ *   --save DIR               each delivered image as served, DIR/<seed>.img, to measure again offline (tuning only)
  *   --list                   one line per scene that missed a goal (tuning only)
  *   --key test|live          the key's mode (default test; a live key meets TRYON_ENGINE=local here)
  *   --level off|measured|judge  the key's check level (admin keys quality; default measured): the service as it bills
@@ -42,6 +43,7 @@ interface Options {
   seeds: number[]
   json: boolean
   sheet?: string
+  save?: string
   list: boolean
   keyMode: 'test' | 'live'
   level: QualityLevel
@@ -73,6 +75,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--seeds') seedText = value()
     else if (arg === '--json') options.json = true
     else if (arg === '--sheet') options.sheet = value()
+    else if (arg === '--save') options.save = value()
     else if (arg === '--list') options.list = true
     else if (arg === '--draw') options.drawOnly = true
     else if (arg === '--key') {
@@ -94,8 +97,8 @@ function parseArgs(argv: string[]): Options {
   const set = SETS[setName]
   if (set.name !== 'tuning') {
     // Looking at held-out scenes one by one would make them tuning scenes.
-    if (seedText || options.sheet || options.list || options.drawOnly)
-      throw new UsageError(`the ${set.name} set runs whole and prints totals only: no --seeds, --sheet, --list or --draw`)
+    if (seedText || options.sheet || options.save || options.list || options.drawOnly)
+      throw new UsageError(`the ${set.name} set runs whole and prints totals only: no --seeds, --sheet, --save, --list or --draw`)
     return { ...options, set, seeds: range(set.first, set.last) }
   }
   const seeds = seedText ? parseSeeds(seedText) : range(set.first, set.first + DEFAULT_TUNING_SEEDS - 1)
@@ -142,7 +145,7 @@ async function runScene(
   functionUrl: string,
   apiKey: string,
   s: Scene,
-): Promise<{ outcome: Outcome; result: ReturnType<typeof decodeImage> | null }> {
+): Promise<{ outcome: Outcome; result: ReturnType<typeof decodeImage> | null; image?: Uint8Array }> {
   const started = performance.now()
   const response = await request(functionUrl, {
     method: 'POST',
@@ -158,11 +161,12 @@ async function runScene(
   })()
   const outcome = sceneOutcome(s, response.status)
   let result: ReturnType<typeof decodeImage> | null = null
+  let image: Uint8Array | undefined
   if (response.status === 200 && body) {
     outcome.creditsCharged = typeof body.creditsCharged === 'number' ? body.creditsCharged : undefined
     outcome.bridal = body.bridal as Outcome['bridal']
     outcome.quality = qualityOf(body)
-    const image = (await request(String(body.resultUrl))).body
+    image = (await request(String(body.resultUrl))).body
     const format = readImageHeader(image)?.format
     try {
       if (!format) throw new Error('not an image')
@@ -175,7 +179,7 @@ async function runScene(
     outcome.errorCode = typeof body?.errorCode === 'string' ? body.errorCode : undefined
   }
   outcome.ms = performance.now() - started
-  return { outcome, result }
+  return { outcome, result, image }
 }
 
 /** What the scene is, with the answer's status: the rest of the outcome is filled in from the answer. */
@@ -257,21 +261,22 @@ async function main(): Promise<void> {
     const key = await createKey(stack.sql, { credits: 10_000_000, mode: options.keyMode })
     // Set explicitly: what a key without a level of its own gets is the service's default, which may change.
     await stack.sql`select tryon.set_key_quality(${key.keyId}::uuid, ${options.level})`
-    if (options.sheet) mkdirSync(options.sheet, { recursive: true })
+    for (const dir of [options.sheet, options.save]) if (dir) mkdirSync(dir, { recursive: true })
     const queue = [...options.seeds]
     const worker = async () => {
       for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
         const drawStarted = performance.now()
         const s = scene(styleOf(options.set, seed), seed)
         generationMs += performance.now() - drawStarted
-        const { outcome, result } = await runScene(stack.functionUrl, key.apiKey, s).catch((error: Error) => {
+        const { outcome, result, image } = await runScene(stack.functionUrl, key.apiKey, s).catch((error: Error) => {
           // No answer at all (the connection reset): counted as a failure of the service, named in the list.
           const cause = (error.cause as { code?: string } | undefined)?.code ?? error.message
           process.stderr.write(`  ${s.style} ${seed}: no answer (${cause})\n`)
-          return { outcome: noAnswer(s, cause), result: null }
+          return { outcome: noAnswer(s, cause), result: null, image: undefined }
         })
         outcomes.push(outcome)
         if (options.sheet) writeFileSync(join(options.sheet, `${s.style}-${seed}.png`), sheetFor(s, outcome, result))
+        if (options.save && image) writeFileSync(join(options.save, `${seed}.img`), image)
         if (!options.json && outcomes.length % 25 === 0) process.stderr.write(`  ${outcomes.length}/${options.seeds.length} scenes\n`)
       }
     }
