@@ -57,6 +57,16 @@ describe('reading a shopper photo', () => {
     }
   })
 
+  // A checked top on a dark wall joined the head: the shoulders were read at the skirt's waistband, 1.79 times the
+  // shoulders' width below the head's top (no standing figure's is above 1.24), and a gown went on at the legs (soft
+  // 12336, charged). Such a reading is no figure, and the silhouette is read otherwise.
+  it('never reads a head taller than one and a half times the shoulders: soft 12336 has its own shoulders', () => {
+    const { truth, analysis, off } = readScene('soft', 12336)
+    expect(analysis.body.found).toBe(true)
+    expect(off(analysis.body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.03)
+    expect(off(analysis.body.headTop, truth.boxes.head[1])).toBeLessThan(0.03)
+  })
+
   // A top striped in the backdrop's colour cuts the silhouette into bars with empty rows between them: studio 8708 and
   // 7413 were refused as no person at every size. Short runs of empty rows are bridged where the subject goes on across
   // them; the figure is then read with its own head and shoulders.
