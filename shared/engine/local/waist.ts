@@ -59,12 +59,12 @@ const DIMMEST_SHARE = 0.35
  * The layout with the top's hem (`hemY`), when the photo shows one near where the silhouette's proportions put the
  * waist: the row down the body's centre where the mean colour of the rows above it differs most from that of the rows
  * below it, by HEM_CONTRAST at least (less in a dim band, DIM_LIGHTNESS), and no colour of the rows below comes back
- * from above (RECUR_SHARE: a broad stripe's edge), never nearer the shoulders than HEM_BELOW_SHOULDERS. Bottoms go on there (fit.ts). The silhouette
- * alone reads a waist a tenth of the stature low when the legs join (trousers, a skirt over them: the crotch is read at
- * the skirt's hem), and bottoms put on there left the top's hem and the old trousers showing above them (dim 3119:
- * 0.067 low). A dress or a top and bottoms of one colour show no hem: the layout is kept. A dress's waist seam is
- * pinned at the hem only on a figure cut at the knees (fit.ts). Where no colour tells the hem and the silhouette (`mask`)
- * is given, the hem is where the silhouette stops below the top (hemAtGap).
+ * from above (RECUR_SHARE: a broad stripe's edge), never nearer the shoulders than HEM_BELOW_SHOULDERS. Bottoms go on
+ * there (fit.ts). The silhouette alone reads a waist a tenth of the stature low when the legs join (trousers, a skirt
+ * over them: the crotch is read at the skirt's hem), and bottoms put on there left the top's hem and the old trousers
+ * showing above them (dim 3119: 0.067 low). A dress or a top and bottoms of one colour show no hem: the layout is kept.
+ * A dress's waist seam is pinned at the hem only on a figure cut at the knees (fit.ts). Where no colour tells the hem
+ * and the silhouette (`mask`) is given, the hem is where the silhouette stops below the top (hemAtGap).
  */
 export function readHem(photo: RgbaImage, body: BodyLayout, mask?: Mask): BodyLayout {
   if (!body.found) return body
