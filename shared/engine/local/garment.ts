@@ -115,7 +115,7 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
       const i = y * width + x
       if (!out[i]) continue
       inside++
-      if (colourDistance(image, i, fabric) <= 90) like++
+      if (colourDistance(image, i, fabric) <= FABRIC_REACH) like++
     }
     return inside ? like / inside : 1
   }
@@ -130,11 +130,14 @@ function withoutProps(image: RgbaImage, mask: Mask): Mask {
     for (let x = Math.max(0, Math.floor(middle - reach)); x <= Math.min(width - 1, Math.ceil(middle + reach)); x++) {
       const i = y * width + x
       if (!out[i]) continue
-      if (colourDistance(image, i, fabric) > 90) out[i] = 0
+      if (colourDistance(image, i, fabric) > FABRIC_REACH) out[i] = 0
     }
   }
   return { width, height, data: out }
 }
+
+/** colourDistance within which a pixel is of a colour: the fabric's, or (withoutHanger) the hanger's. */
+const FABRIC_REACH = 90
 
 /** The sum of the channels' differences between pixel `i` and a colour. */
 function colourDistance(image: RgbaImage, i: number, colour: readonly number[]): number {
@@ -201,7 +204,7 @@ function withoutHanger(image: RgbaImage, mask: Mask, box: MaskBounds, fabric: re
       const i = y * width + x
       if (!out[i]) continue
       const d = colourDistance(image, i, hanger)
-      if (d > 90 || d >= colourDistance(image, i, fabric)) continue
+      if (d > FABRIC_REACH || d >= colourDistance(image, i, fabric)) continue
       out[i] = 0
       found = true
     }
