@@ -37,6 +37,9 @@ const CLOSEST_LEGS = 0.62
 /** Legs narrower than this share of the shoulders' width on a row are legs the silhouette lost there. */
 const LEGS_SHOWN = 0.35
 
+/** A skirt reaches no further out from the body's centre at the floor than this share of the stature either side. */
+const SKIRT_REACH = 0.4
+
 /** Output pixels per analysis pixel, per axis. */
 export interface Scale {
   x: number
@@ -168,12 +171,32 @@ export function fitGarment(garment: GarmentCutout, category: GarmentCategory, bo
         skirt || natural <= room ? natural : fitted ? Math.max(0, room) : Math.max(room, natural * 0.4)
       const leftEnd = bodyLeft - sleeve((garment.torsoLeft[r] - garment.left[r]) * s, bodyLeft - outerLeft + 0.02 * H)
       const rightEnd = bodyRight + sleeve((garment.right[r] - garment.torsoRight[r]) * s, outerRight - bodyRight + 0.02 * H)
-      put(i, [leftEnd, bodyLeft, bodyRight, rightEnd], [garment.left[r], garment.torsoLeft[r], garment.torsoRight[r], garment.right[r]])
+      const xs = [leftEnd, bodyLeft, bodyRight, rightEnd]
+      if (skirt) {
+        // However full the skirt in its photo, it falls no further out than a skirt can from the hips (a ball gown's
+        // hem 2-3 times its bodice's width stood out past the knees, dim 12214, charged): the row is drawn in towards its
+        // centre when it would reach past that cone (SKIRT_REACH), never narrower than the hips it hangs from.
+        const reach = Math.max(skirtReach(body, top + i, scale), 0.55 * (rr - l))
+        const f = Math.min(1, reach / Math.max(1e-6, c - leftEnd, rightEnd - c))
+        for (let k = 0; k < 4; k++) xs[k] = c + (xs[k] - c) * f
+      }
+      put(i, xs, [garment.left[r], garment.torsoLeft[r], garment.torsoRight[r], garment.right[r]])
     }
   }
   const guardY = Math.min(Y(body.neckY), top)
   const hangsFreeBelow = category === 'dress' ? Y(body.crotchY) : Infinity
   return { top, bottom, sourceRow, outputX, garmentX, guardY, hangsFreeBelow }
+}
+
+/**
+ * How far out from its centre a skirt may reach on an output row: from 0.14 of the stature at the hips (0.4 of it below
+ * the top of the head) to SKIRT_REACH at the floor, in a straight line.
+ */
+function skirtReach(body: BodyLayout, y: number, scale: Scale): number {
+  const hips = (body.headTop + 0.4 * body.figureHeight) * scale.y
+  const floor = body.floorY * scale.y
+  const t = clamp((y - hips) / Math.max(1, floor - hips), 0, 1)
+  return (0.14 + (SKIRT_REACH - 0.14) * t) * body.figureHeight * scale.x
 }
 
 /**

@@ -113,6 +113,54 @@ describe('fitting sleeves to the arms', () => {
   })
 })
 
+describe('fitting a full skirt', () => {
+  /** A gown `flare` times as wide at its hem as at its waist, the skirt widening in a straight line below the waist. */
+  function gown(flare: number): GarmentCutout {
+    const g = cutout(100 * flare, 400, 60)
+    const centre = (100 * flare) / 2
+    for (let y = 0; y < 400; y++) {
+      const half = y < 120 ? 30 : 30 + ((flare * 50 - 30) * (y - 120)) / 280
+      g.left[y] = g.torsoLeft[y] = centre - half
+      g.right[y] = g.torsoRight[y] = centre + half
+    }
+    g.topWidth = 60
+    return g
+  }
+
+  it('draws a ball gown’s skirt no further out than a skirt falls from the hips: 0.4 of the stature either side at the floor', () => {
+    const body = figure()
+    const H = body.figureHeight
+    const hips = body.headTop + 0.4 * H
+    const p = fitGarment(gown(6), 'dress', body, unit)
+    let widest = 0
+    for (let i = 0; i < p.bottom - p.top; i++) {
+      const y = p.top + i
+      if (y <= body.hipY) continue
+      const t = Math.min(1, Math.max(0, (y - hips) / (body.floorY - hips)))
+      const reach = (0.14 + 0.26 * t) * H
+      const centre = (p.outputX[i * 4] + p.outputX[i * 4 + 3]) / 2
+      expect(centre - p.outputX[i * 4], `row ${y}`).toBeLessThanOrEqual(reach + 0.01)
+      expect(p.outputX[i * 4 + 3] - centre, `row ${y}`).toBeLessThanOrEqual(reach + 0.01)
+      widest = Math.max(widest, p.outputX[i * 4 + 3] - centre)
+    }
+    // Still a full skirt: out to the cone's edge at the hem.
+    expect(widest).toBeGreaterThan(0.35 * H)
+  })
+
+  it('leaves a skirt that falls within that reach as its photo draws it', () => {
+    const body = figure()
+    /** The skirt's half-width on the last row, from its centre. */
+    const hem = (flare: number) => {
+      const p = fitGarment(gown(flare), 'dress', body, unit)
+      const i = p.bottom - p.top - 1
+      return (p.outputX[i * 4 + 3] - p.outputX[i * 4]) / 2
+    }
+    expect(hem(1.5)).toBeLessThan(0.4 * body.figureHeight)
+    // Hems 1.2 and 1.5 times as wide as the waist in the photo: drawn in the same proportion.
+    expect(hem(1.5) / hem(1.2)).toBeCloseTo(1.25, 2)
+  })
+})
+
 describe("pinning a dress's waist seam", () => {
   /** The output row a dress's waist seam (the cut-out's waistRow) lands on. */
   function seamRow(body: BodyLayout): number {
