@@ -404,6 +404,15 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // cuts off is another thing: not required.
   const lostInFrame = read.found && unread && needed.every((r) => bands[r][1] <= height)
   if ((!read.found || lostInFrame) && unread && missing.length === 0) missing.push(needed[0])
+  // A figure the frame cuts between the knees and the ankles: a gown or trousers reach the frame's edge, on the legs'
+  // last rows in it. The shins' band may lie below the frame (cut at 0.74–0.86 of the stature, the band from 0.77), and
+  // a gown ending at the knees there passed (photo 11907, charged).
+  const edge = read.found && !read.feetVisible && needed.includes('shins') ? legsAtFrameEdge(body, shows, alike, width, height) : undefined
+  if (edge !== undefined) {
+    measures['cover.frameEdge'] = edge
+    above(edge, T.cover.shins)
+    if (edge < T.cover.shins && !missing.includes('shins')) missing.push('shins')
+  }
   for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
   const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
   measures.changedShare = targetArea ? targetChanged / targetArea : 0
@@ -889,6 +898,43 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
     if (right >= left) solid.fill(1, y * width + left, y * width + right + 1)
   }
   return solid
+}
+
+/** The rows at the frame's bottom edge, as a share of the stature, where the legs of a figure it cuts are read. */
+const FRAME_EDGE_ROWS = 0.04
+/** The frame cuts the legs above the ankles when it ends above this share of the stature below the top of the head. */
+const ABOVE_THE_ANKLES = 0.95
+
+/**
+ * The share of the legs' pixels on the frame's last rows (FRAME_EDGE_ROWS of the stature) that show the product, when
+ * the frame ends above the ankles and enough of them are in it; undefined when they cannot tell (fewer than MIN_REGION,
+ * or the shopper already wore the product's colour there).
+ */
+function legsAtFrameEdge(
+  body: BodyLayout,
+  shows: Uint8Array,
+  alike: (i: number) => boolean,
+  width: number,
+  height: number,
+): number | undefined {
+  const H = body.figureHeight
+  if (height - body.headTop > ABOVE_THE_ANKLES * H) return undefined
+  let count = 0
+  let hits = 0
+  let same = 0
+  for (let y = Math.max(0, Math.floor(height - FRAME_EDGE_ROWS * H)); y < height; y++) {
+    const left = body.legs.left[y]
+    const right = body.legs.right[y]
+    if (Number.isNaN(left) || Number.isNaN(right)) continue
+    for (let x = Math.max(0, Math.ceil(left)); x <= Math.min(width - 1, Math.floor(right)); x++) {
+      const i = y * width + x
+      count++
+      hits += shows[i]
+      if (!shows[i] && alike(i)) same++
+    }
+  }
+  if (count < MIN_REGION || same / count >= QUALITY_THRESHOLDS.alike) return undefined
+  return hits / count
 }
 
 /**
