@@ -406,7 +406,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   if ((!read.found || lostInFrame) && unread && missing.length === 0) missing.push(needed[0])
   // A figure the frame cuts between the knees and the ankles: a gown or trousers reach the frame's edge, on the legs'
   // last rows in it. The shins' band may lie below the frame (cut at 0.74–0.86 of the stature, the band from 0.77), and
-  // a gown ending at the knees there passed (photo 11907, charged).
+  // a gown ending at the knees there passed (studio 3 painted to the knees).
   const edge = read.found && !read.feetVisible && needed.includes('shins') ? legsAtFrameEdge(body, shows, alike, width, height) : undefined
   if (edge !== undefined) {
     measures['cover.frameEdge'] = edge
