@@ -900,15 +900,16 @@ function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height:
   return solid
 }
 
-/** The rows at the frame's bottom edge, as a share of the stature, where the legs of a figure it cuts are read. */
+/** Rows of the legs, as a share of the stature, read where the frame cuts a figure. */
 const FRAME_EDGE_ROWS = 0.04
-/** The frame cuts the legs above the ankles when it ends above this share of the stature below the top of the head. */
+/** Just above the ankles, as a share of the stature below the top of the head: a gown or trousers reach it. */
 const ABOVE_THE_ANKLES = 0.95
 
 /**
- * The share of the legs' pixels on the frame's last rows (FRAME_EDGE_ROWS of the stature) that show the product, when
- * the frame ends above the ankles and enough of them are in it; undefined when they cannot tell (fewer than MIN_REGION,
- * or the shopper already wore the product's colour there).
+ * The share of the legs' pixels that show the product on the last rows (FRAME_EDGE_ROWS of the stature) above whichever
+ * comes first, the frame's bottom edge or the ankles (ABOVE_THE_ANKLES: a frame ending past where the stature puts
+ * them, dim 10484's, whose dark hair was lost and its stature read 0.71 of the truth, still has legs in it); undefined
+ * when they cannot tell (fewer than MIN_REGION, or the shopper already wore the product's colour there).
  */
 function legsAtFrameEdge(
   body: BodyLayout,
@@ -918,11 +919,11 @@ function legsAtFrameEdge(
   height: number,
 ): number | undefined {
   const H = body.figureHeight
-  if (height - body.headTop > ABOVE_THE_ANKLES * H) return undefined
+  const end = Math.min(height, Math.floor(body.headTop + ABOVE_THE_ANKLES * H))
   let count = 0
   let hits = 0
   let same = 0
-  for (let y = Math.max(0, Math.floor(height - FRAME_EDGE_ROWS * H)); y < height; y++) {
+  for (let y = Math.max(0, Math.floor(end - FRAME_EDGE_ROWS * H)); y < end; y++) {
     const left = body.legs.left[y]
     const right = body.legs.right[y]
     if (Number.isNaN(left) || Number.isNaN(right)) continue

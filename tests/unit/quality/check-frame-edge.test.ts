@@ -30,6 +30,20 @@ describe('a gown or trousers on a figure the frame cuts above the ankles', { tim
     }
   })
 
+  it('reads the legs above the ankles when the frame ends past where its stature puts them', () => {
+    // Dim 10484: short dark hair lost in the dark, the stature read off the shoulders 0.71 of the truth, the frame's end
+    // at 0.98 of it. The local engine put a gown on to mid-thigh there (charged, once skirts were drawn in); read on the
+    // frame's last rows, past the ankles by that stature, the legs were not required at all.
+    const s = tuningScene(10484, 'train-gown')
+    expect(s.truth.shopper.framing).toBe('knee')
+    const cut = paintedComposite(s, { parts: [PART.torso, PART.hips, PART.thigh] })
+    expect(judge(s, cut).broken).toBe(true)
+    const m = measureScene(s, cut)
+    expect(m.measures['cover.frameEdge']).toBeLessThan(0.4)
+    expect(m.issues).toContain('garment_missing')
+    expect(measureScene(s, paintedComposite(s)).measures['cover.frameEdge']).toBeGreaterThan(0.6)
+  })
+
   it('passes one that reaches the frame’s edge', () => {
     for (const { seed, kind } of CUT) {
       const s = tuningScene(seed, kind)
