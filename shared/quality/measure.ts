@@ -407,7 +407,11 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // A figure the frame cuts between the knees and the ankles: a gown or trousers reach the frame's edge, on the legs'
   // last rows in it. The shins' band may lie below the frame (cut at 0.74–0.86 of the stature, the band from 0.77), and
   // a gown ending at the knees there passed (studio 3 painted to the knees).
-  const edge = read.found && !read.feetVisible && needed.includes('shins') ? legsAtFrameEdge(body, shows, alike, width, height) : undefined
+  // Read only where the shins' band could not be (photo 3387's feet, joined to the floor's shadow, were read as cut off,
+  // and its trousers, covering the shins, end at the ankles: the last rows above them are shoes).
+  const shinsUnread = cover.shins === undefined && measures['alike.shins'] === undefined
+  const edge =
+    read.found && !read.feetVisible && needed.includes('shins') && shinsUnread ? legsAtFrameEdge(body, shows, alike, width, height) : undefined
   if (edge !== undefined) {
     measures['cover.frameEdge'] = edge
     above(edge, T.cover.shins)
