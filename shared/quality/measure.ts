@@ -411,7 +411,9 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   // and its trousers, covering the shins, end at the ankles: the last rows above them are shoes).
   const shinsUnread = cover.shins === undefined && measures['alike.shins'] === undefined
   const edge =
-    read.found && !read.feetVisible && needed.includes('shins') && shinsUnread ? legsAtFrameEdge(body, shows, alike, width, height) : undefined
+    read.found && !read.feetVisible && needed.includes('shins') && shinsUnread
+      ? legsAtFrameEdge(body, shows, alike, width, height)
+      : undefined
   if (edge !== undefined) {
     measures['cover.frameEdge'] = edge
     above(edge, T.cover.shins)
