@@ -285,3 +285,26 @@ describe('a shopper photo read at several sizes', () => {
     expect(reading.small.width).toBe(small.width)
   })
 })
+
+// A figure the frame cuts at the knees has its stature from its crotch, when one shows. Thighs drawn together part only
+// at the knees, just above the frame's edge: read as the crotch, that gap gave statures 1.23-1.50 of the truth on every
+// such tuning scene, and a tee went on to the shins (soft 11551, charged). No crotch lies lower than 0.58 of the stature
+// the shoulders give; the figure is then measured by its shoulders.
+describe('a figure cut at the knees', () => {
+  it.each([
+    ['studio', 3],
+    ['soft', 276],
+    ['studio', 213],
+    ['flat', 3020],
+    ['studio', 6023],
+    ['soft', 11551],
+  ] as const)('%s %i is read at its own stature, not from its knees parting', (style, seed) => {
+    const { truth, analysis, scale } = readScene(style, seed)
+    expect(truth.framing).toBe('knee')
+    expect(analysis.body.found).toBe(true)
+    expect(analysis.body.feetVisible).toBe(false)
+    const stature = (analysis.body.figureHeight * scale) / truth.figureHeight
+    expect(stature).toBeGreaterThan(0.9)
+    expect(stature).toBeLessThan(1.2)
+  })
+})
