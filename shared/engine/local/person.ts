@@ -46,9 +46,9 @@ const CROTCH = 0.525
 const ANKLE = 0.955
 /**
  * How far below the top of the head, in statures its shoulders give (`fromShoulders`), a figure cut by the frame may have
- * its crotch. On the 155 knee-cut tuning scenes of 1-300, 3001-3400, 6001-6300 and 7001-7300 (2026-11-30), every crotch
- * read lower than this (0.59-0.73) was thighs drawn together parting at the knees, near the frame's edge, the stature
- * read from it 1.23-1.50 of the truth: a tee went on to the shins (soft 11551, charged).
+ * its crotch. On the 197 knee-cut tuning scenes of 1-300, 3001-3400, 6001-6300 and 7001-7300 (2026-11-30), 70 of the 72
+ * crotches read were lower than this (0.59-0.74): thighs drawn together parting at the knees, near the frame's edge, the
+ * stature read from them 1.23-1.60 of the truth; a tee went on to the shins (soft 11551, charged).
  */
 const LOWEST_CROTCH = 0.58
 /** Where a centred default figure, or one measured by its shoulders, has its knees. */
@@ -172,7 +172,7 @@ function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
   // A standing figure is tall: its head and shoulders sit in the top fifth, not halfway down a wide blob.
   if (feetVisible && (shoulderStart - top > 0.3 * guess || shoulderStart - top < 0.08 * guess)) return defaultLayout(width, height)
   // A figure the frame cuts takes its stature from its crotch, which lies at 0.525 of it: no lower than LOWEST_CROTCH of the
-  // stature its shoulders give here (1.04-1.18 of the truth on those scenes). Lower, it is the knees parting.
+  // stature its shoulders give here (1.03-1.27 of the truth on those scenes). Lower, it is the knees parting.
   const lowest = feetVisible ? 0.75 : LOWEST_CROTCH
   const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + lowest * guess))
   const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : fromShoulders

@@ -287,8 +287,8 @@ describe('a shopper photo read at several sizes', () => {
 })
 
 // A figure the frame cuts at the knees has its stature from its crotch, when one shows. Thighs drawn together part only
-// at the knees, just above the frame's edge: read as the crotch, that gap gave statures 1.23-1.50 of the truth on every
-// such tuning scene, and a tee went on to the shins (soft 11551, charged). No crotch lies lower than 0.58 of the stature
+// at the knees, just above the frame's edge: read as the crotch, that gap gave statures 1.23-1.60 of the truth on 70
+// knee-cut tuning scenes, and a tee went on to the shins (soft 11551, charged). No crotch lies lower than 0.58 of the stature
 // the shoulders give; the figure is then measured by its shoulders.
 describe('a figure cut at the knees', () => {
   it.each([
