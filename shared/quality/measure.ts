@@ -363,20 +363,11 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   for (const region of REGIONS) {
     const mask = regions[region]
     const isRequired = required.includes(region)
-    let count = 0
-    let hits = 0
-    let moved = 0
-    for (let i = 0; i < n; i++) {
-      if (!mask[i]) continue
-      count++
-      hits += shows[i]
-      moved += changed[i]
-    }
+    const { count, hits, moved } = tally(mask, shows, changed)
     if (count < MIN_REGION) continue
     changedIn[region] = moved / count
     // Only a required region not covered is read for the shopper's own colours (the colour distances cost).
-    let same = 0
-    if (isRequired && hits / count < T.cover[region]) for (let i = 0; i < n; i++) if (mask[i] && alike(i)) same++
+    const same = isRequired && hits / count < T.cover[region] ? alikeIn(mask, alike) : 0
     if (same / count >= T.alike) {
       // The shopper already wore the product's colour there: the region cannot be judged, and is not required. Its
       // area still counts as where the product should lie, so a product put beside the body is still off it.
@@ -412,7 +403,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   const shinsUnread = cover.shins === undefined && measures['alike.shins'] === undefined
   const edge =
     read.found && !read.feetVisible && needed.includes('shins') && shinsUnread
-      ? legsAtFrameEdge(body, shows, alike, width, height)
+      ? legsAtFrameEdge(body, shows, changed, alike, width, height)
       : undefined
   if (edge !== undefined) {
     measures['cover.frameEdge'] = edge
@@ -920,28 +911,44 @@ const ABOVE_THE_ANKLES = 0.95
 function legsAtFrameEdge(
   body: BodyLayout,
   shows: Uint8Array,
+  changed: Uint8Array,
   alike: (i: number) => boolean,
   width: number,
   height: number,
 ): number | undefined {
   const H = body.figureHeight
   const end = Math.min(height, Math.floor(body.headTop + ABOVE_THE_ANKLES * H))
-  let count = 0
-  let hits = 0
-  let same = 0
+  const band = new Uint8Array(width * height)
   for (let y = Math.max(0, Math.floor(end - FRAME_EDGE_ROWS * H)); y < end; y++) {
     const left = body.legs.left[y]
     const right = body.legs.right[y]
     if (Number.isNaN(left) || Number.isNaN(right)) continue
-    for (let x = Math.max(0, Math.ceil(left)); x <= Math.min(width - 1, Math.floor(right)); x++) {
-      const i = y * width + x
-      count++
-      hits += shows[i]
-      if (!shows[i] && alike(i)) same++
-    }
+    for (let x = Math.max(0, Math.ceil(left)); x <= Math.min(width - 1, Math.floor(right)); x++) band[y * width + x] = 1
   }
-  if (count < MIN_REGION || same / count >= QUALITY_THRESHOLDS.alike) return undefined
+  const { count, hits } = tally(band, shows, changed)
+  if (count < MIN_REGION || alikeIn(band, alike) / count >= QUALITY_THRESHOLDS.alike) return undefined
   return hits / count
+}
+
+/** A region's pixels: how many, how many show the product, how many the result changed. */
+function tally(mask: Uint8Array, shows: Uint8Array, changed: Uint8Array): { count: number; hits: number; moved: number } {
+  let count = 0
+  let hits = 0
+  let moved = 0
+  for (let i = 0; i < mask.length; i++) {
+    if (!mask[i]) continue
+    count++
+    hits += shows[i]
+    moved += changed[i]
+  }
+  return { count, hits, moved }
+}
+
+/** A region's pixels the shopper photo already showed in the product's colours, unchanged (a pixel showing it is not). */
+function alikeIn(mask: Uint8Array, alike: (i: number) => boolean): number {
+  let same = 0
+  for (let i = 0; i < mask.length; i++) if (mask[i] && alike(i)) same++
+  return same
 }
 
 /**
