@@ -51,6 +51,15 @@ const ANKLE = 0.955
  * stature read from them 1.23-1.60 of the truth; a tee went on to the shins (soft 11551, charged).
  */
 const LOWEST_CROTCH = 0.58
+
+/**
+ * The shoulders' width is that of the widest rows held for HELD_ACROSS of the head's width, where the widest single row
+ * is more than BAR_OVER_HELD times it: a brick wall's course of mortar, a few rows tall, joined to the arms' tops (photo
+ * 11782: 100 against 67 held; photo 3007: 134 against 85). Under that, a peak of a few rows is the arms' tops where
+ * they leave the torso in a figure's own outline (arms out: 1.1 to 1.3 times the held rows), and stays.
+ */
+const HELD_ACROSS = 0.25
+const BAR_OVER_HELD = 1.4
 /** Where a centred default figure, or one measured by its shoulders, has its knees. */
 const KNEE = 0.72
 
@@ -126,10 +135,17 @@ function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
   shoulders ??= alone ?? null
   if (!shoulders) return defaultLayout(width, height)
   const across = (found: { shoulderStart: number; headWidth: number }) => {
+    const last = Math.min(bottom, found.shoulderStart + Math.round(found.headWidth * 0.6))
+    const held = Math.max(3, Math.round(HELD_ACROSS * found.headWidth))
     let widest = 0
-    for (let y = found.shoulderStart; y <= Math.min(bottom, found.shoulderStart + Math.round(found.headWidth * 0.6)); y++)
-      widest = Math.max(widest, smooth[y])
-    return widest
+    let widestHeld = 0
+    for (let y = found.shoulderStart; y <= last; y++) widest = Math.max(widest, smooth[y])
+    for (let from = Math.max(top, found.shoulderStart - held + 1); from <= last; from++) {
+      let least = smooth[from]
+      for (let y = from + 1; y < from + held && y <= bottom; y++) least = Math.min(least, smooth[y])
+      widestHeld = Math.max(widestHeld, least)
+    }
+    return widest > BAR_OVER_HELD * widestHeld ? widestHeld : widest
   }
   if (!headless && stature !== undefined && across(shoulders) < NARROWEST_SHOULDERS * stature) {
     // Shoulders narrower than a standing figure's ever are: the head's own widening, below a narrow piece of the wall
