@@ -55,8 +55,9 @@ const LOWEST_CROTCH = 0.58
 /**
  * The shoulders' width is that of the widest rows held for HELD_ACROSS of the head's width, where the widest single row
  * is more than BAR_OVER_HELD times it: a brick wall's course of mortar, a few rows tall, joined to the arms' tops (photo
- * 11782: 100 against 67 held; photo 3007: 134 against 85). Under that, a peak of a few rows is the arms' tops where
- * they leave the torso in a figure's own outline (arms out: 1.1 to 1.3 times the held rows), and stays.
+ * 11782: 100 against 67 held; photo 3007: 134 against 85). Under that, a peak of a few rows is the figure's own outline
+ * (the arms' tops where they leave the torso, a gap between arm and torso closing for a few rows: 1.28 times the held
+ * rows at most, dim 3069, of the tuning scenes 1-300 and 3001-3069), and stays.
  */
 const HELD_ACROSS = 0.25
 const BAR_OVER_HELD = 1.4
