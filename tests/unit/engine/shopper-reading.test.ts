@@ -308,6 +308,24 @@ describe('a figure cut at the knees', () => {
     expect(stature).toBeGreaterThan(0.9)
     expect(stature).toBeLessThan(1.2)
   })
+
+  // Big curly hair makes the head as wide as the shoulders the head's width is to find, and those were found at the
+  // chest, far below the bare neck: dim 12049's shirt went on to the shins and photo 12137's trousers up to the chest,
+  // both charged (statures 1.53 and 0.88 of the truth, 1.36 and 1.53 for studio 11653 and dim 3099). The neck's shoulders.
+  it.each([
+    ['dim', 12049],
+    ['studio', 11653],
+    ['photo', 12137],
+    ['dim', 3099],
+  ] as const)('%s %i, its hair as wide as its shoulders, is read from the shoulders below its neck', (style, seed) => {
+    const { truth, analysis, scale, off } = readScene(style, seed)
+    expect(truth.framing).toBe('knee')
+    expect(analysis.body.feetVisible).toBe(false)
+    expect(off(analysis.body.shoulderY, truth.boxes.torso[1])).toBeLessThan(0.02)
+    const stature = (analysis.body.figureHeight * scale) / truth.figureHeight
+    expect(stature).toBeGreaterThan(0.9)
+    expect(stature).toBeLessThan(1.2)
+  })
 })
 
 // A brick wall's course of mortar, a few rows tall, joins the arms' tops and runs out on both sides: its rows were read
