@@ -40,16 +40,25 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   if (!crown) return false
 
   let headWidth = 0
+  let middles = 0
+  let rows = 0
   for (let y = top; y <= Math.min(height - 1, Math.round(body.neckY)); y++) {
     const run = centralRun(mask, y, cx)
-    if (run) headWidth = Math.max(headWidth, run[1] - run[0] + 1)
+    if (!run) continue
+    headWidth = Math.max(headWidth, run[1] - run[0] + 1)
+    middles += (run[0] + run[1]) / 2
+    rows++
   }
   const ratio = headWidth / body.shoulderWidth
   if (ratio < HEAD_TO_SHOULDERS[0] || ratio > HEAD_TO_SHOULDERS[1]) return false
   if (isGreyscale(image)) return true
 
+  // The face is in the middle of the head, which need not be on the body's centre line, the centroid of the silhouette's
+  // upper third (soft 11166: a white top lost against a pale wall, its arms kept, put that line 10 pixels of 239 off
+  // the face, and the face's window held the wall beside the neck).
   const light = frameLight(image, mask)
-  const face = faceWindow(image, mask, { cx, top: body.headTop, span: headSpan, width: headWidth }, light)
+  const headCx = rows > 0 ? Math.round(middles / rows) : cx
+  const face = faceWindow(image, mask, { cx: headCx, top: body.headTop, span: headSpan, width: headWidth }, light)
   if (face.share < MIN_FACE_SKIN) return false
 
   // A thing is one colour from top to bottom; a person's clothes, arms and legs are not all of the face's. A dim photo
