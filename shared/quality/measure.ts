@@ -253,6 +253,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   }
   // Feet in the frame: the legs between the hips and the shoes are the body where the silhouette lost them.
   const body = fromReading && read.found && read.feetVisible ? withLostLegRows(solid, fromReading, width, height) : fromReading
+  // A block of the room joined to the figure beside its hips (a dresser in a dim room): not the body.
+  if (body && input.category !== 'bag') measures.blockBeside = clearBlocksBeside(solid, body, width, height)
   const outside = chamfer(width, height, (i) => solid[i] === 1)
   const inside = chamfer(width, height, (i) => solid[i] === 0)
   const { required, forbidden } = regionsFor(input.category, input.productKind)
@@ -752,6 +754,33 @@ function skinToned([L, a, b]: Lab): boolean {
   const hue = (Math.atan2(b, a) * 180) / Math.PI
   const chroma = Math.hypot(a, b)
   return L > 15 && L < 90 && hue >= 25 && hue <= 75 && chroma >= 8 && chroma <= 45
+}
+
+/** Half the thickness, as a share of the stature, past which a part of the silhouette beside the body is no arm. */
+const BLOCK_HALF = 0.05
+
+/**
+ * The silhouette without the thick parts beside the body, below the armpits: a dresser or a table the segmentation joined
+ * to a hand or a hip (dim 12924, 13589: a sleeve went on over the dresser, and passed as on the body). Beside the body is
+ * past half the shoulders' width from the centre line; thick is whatever lies within BLOCK_HALF of the stature of a
+ * pixel that far from both the backdrop and the body's middle (the part beside the body opened by that radius). Arms,
+ * even held out or hanging against a broad torso, are thinner. Returns the share of the picture cleared.
+ */
+function clearBlocksBeside(solid: Uint8Array, body: BodyLayout, width: number, height: number): number {
+  const H = body.figureHeight
+  const r = BLOCK_HALF * H
+  const reach = body.shoulderWidth / 2
+  const from = Math.max(0, Math.ceil(body.shoulderY + 0.1 * H))
+  const beside = (i: number) => i >= from * width && Math.abs((i % width) - body.centreX) > reach
+  const depth = chamfer(width, height, (i) => solid[i] === 0 || !beside(i))
+  const core = chamfer(width, height, (i) => depth[i] > r && beside(i))
+  let cleared = 0
+  for (let i = from * width; i < width * height; i++) {
+    if (!solid[i] || !beside(i) || core[i] > r) continue
+    solid[i] = 0
+    cleared++
+  }
+  return cleared / (width * height)
 }
 
 /**
