@@ -33,6 +33,13 @@ function tornAcross(
   return composite
 }
 
+/** A tuning scene's shirt as the local engine puts it on: the oracle's judgement of it and the check as the service runs it. */
+async function engineShirt(seed: number) {
+  const s = tuningScene(seed, 'shirt')
+  const jpeg = await localEngineResult(s, 'top')
+  return { s, judgement: judge(s, decodeImage(jpeg, 'jpeg')), m: measuredAsServed(s, jpeg, 'top') }
+}
+
 describe('the coverage check', { timeout: SLOW }, () => {
   it('passes trousers over the legs, and fails the photo sent back unchanged: the garment is missing', () => {
     const s = tuningScene(11, 'trousers')
@@ -161,10 +168,8 @@ describe('the coverage check', { timeout: SLOW }, () => {
     // truth), and the engine laid the shirt on the shoulders alone. This scene was the one test of measuring a figure on
     // both readings (QUALITY_THRESHOLDS.statureAtSizeDoubt). No full-length top of 1–300 and 3001–3400, nor a dim one of
     // 6001–6300 and 7001–7300, reads so differently at the two sizes now: that path has no scene to test it on.
-    const s = tuningScene(10844, 'shirt')
-    const jpeg = await localEngineResult(s, 'top')
-    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(false)
-    const m = measuredAsServed(s, jpeg, 'top')
+    const { judgement, m } = await engineShirt(10844)
+    expect(judgement.broken).toBe(false)
     expect(Math.abs(m.measures.statureAtSize - 1)).toBeLessThan(0.05)
     expect(m.issues).toEqual([])
   })
@@ -172,11 +177,9 @@ describe('the coverage check', { timeout: SLOW }, () => {
   it('fails a shirt whose sleeve went on over a dresser the silhouette joined to the hip (dim 13589), not one painted on the body', async () => {
     // A dim room: the dresser beside the figure came out of the segmentation with it, and the local engine laid the
     // shirt's side over it. On the silhouette with the dresser the envelope took it in: off the body 0.
-    const s = tuningScene(13589, 'shirt')
+    const { s, judgement, m } = await engineShirt(13589)
     expect(measureScene(s, paintedComposite(s)).passed).toBe(true)
-    const jpeg = await localEngineResult(s, 'top')
-    expect(judge(s, decodeImage(jpeg, 'jpeg')).issues).toContain('garment_off_body')
-    const m = measuredAsServed(s, jpeg, 'top')
+    expect(judgement.issues).toContain('garment_off_body')
     expect(m.measures.blockBeside).toBeGreaterThan(0.02)
     expect(m.measures.offBody).toBeGreaterThan(QUALITY_THRESHOLDS.offBody)
     expect(m.issues).toContain('garment_off_body')
@@ -185,10 +188,8 @@ describe('the coverage check', { timeout: SLOW }, () => {
   it('keeps on the body the arms of a broad figure hanging against its torso (soft 11186), with nothing beside it cleared', async () => {
     // Torso and arms are one thick mass here: measured from the backdrop alone, the arms were taken for a block beside
     // the body, and the blouse's sleeves on them were off the body (1.19).
-    const s = tuningScene(11186, 'shirt')
-    const jpeg = await localEngineResult(s, 'top')
-    expect(judge(s, decodeImage(jpeg, 'jpeg')).broken).toBe(false)
-    const m = measuredAsServed(s, jpeg, 'top')
+    const { judgement, m } = await engineShirt(11186)
+    expect(judgement.broken).toBe(false)
     expect(m.measures.blockBeside).toBe(0)
     expect(m.issues).toEqual([])
   })
