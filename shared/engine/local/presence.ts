@@ -159,6 +159,8 @@ function faceWindow(image: RgbaImage, mask: Mask, head: Head, light: FrameLight 
           Math.min(r, g, b) >= BURNT_OUT &&
           (mask.data[y * width + x] === 1 || framed(mask, x, y, head.width) || warmth(r, g, b) >= (sweepWarmth ?? Infinity) + WARMER)
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
+      } else if (isSkin(r, g, b) || isPaleSkin(r, g, b)) {
+        litSkin++
       }
     }
   }
@@ -329,6 +331,24 @@ function isPushedPaleSkin(r: number, g: number, b: number): boolean {
   const sum = r + g + b
   const warmRed = r >= RED_CLIPPED || (r - g >= 6 && r / sum > 0.34)
   return sum > 450 && warmRed && g > b && r - b >= 12 && r - b <= 0.3 * r
+}
+
+/**
+ * Green's lead over blue, as a share of red's, that skin keeps: its hue is orange (24–29° for every tone the scenes draw,
+ * and for pale skin under a cool light), where cream and ivory are yellow (42° and more) and have green nearly level
+ * with red.
+ */
+const SKIN_HUE = 0.58
+
+/**
+ * Pale skin in ordinary light. The palest skin sits at the red edge of daylight's band (r 0.366 for [253, 228, 210]),
+ * and a slightly cool light takes it past: faces of [207, 191, 176] and [237, 217, 198] read at r 0.352–0.36 (photo
+ * 13622 and 14067, both refused `person_not_found`). Such a face is bright and warm as pushed pale skin is, and of
+ * skin's hue (SKIN_HUE): without the hue, a marble texture, a room with a floor lamp and a dress form of the photos
+ * without a person (`npm run bench:person`, 20021, 20023, 20150) were taken for people, their bright warm pixels yellower.
+ */
+function isPaleSkin(r: number, g: number, b: number): boolean {
+  return isPushedPaleSkin(r, g, b) && g - b <= SKIN_HUE * (r - b)
 }
 
 /** A pixel's colour averaged over its 3×3 neighbourhood (a dim photo's sensor noise averaged out), corrected for the light. */

@@ -96,6 +96,42 @@ describe('the person detector on generated photos', () => {
     expect(analyseShopper(shopperPixels(asInput(s.shopper))).body.found).toBe(true)
   })
 
+  it('finds a pale-skinned figure under a cool light as under a neutral one', () => {
+    const palest = fc.constantFrom<[number, number, number]>([253, 228, 210], [250, 221, 200], [241, 203, 178])
+    const rgb = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+    fc.assert(
+      fc.property(
+        fc.record({
+          seed: fc.integer({ min: 1, max: 10_000 }),
+          skinTone: palest,
+          background: rgb,
+          cool: fc.double({ min: 0.02, max: 0.06 }),
+        }),
+        ({ seed, skinTone, background, cool }) => {
+          const photo = makeShopperPhoto({ width: 240, height: 400, seed, skinTone, background, format: 'png' })
+          fc.pre(read(photo).person)
+          // A cooler light: red down by `cool`, green by half as much (a face of [253, 228, 210] at 5% reads r 0.355).
+          const data = Uint8Array.from(photo.pixels.data)
+          for (let o = 0; o < data.length; o += 4) {
+            data[o] = Math.round(data[o] * (1 - cool))
+            data[o + 1] = Math.round(data[o + 1] * (1 - cool / 2))
+          }
+          const pixels: RgbaImage = { ...photo.pixels, data }
+          expect(read({ ...photo, pixels, bytes: encodeImage(pixels, 'png'), format: 'png' }).person).toBe(true)
+        },
+      ),
+      { numRuns: 30, seed: 26_1201 },
+    )
+  })
+
+  it.each([
+    ['photo', 13622],
+    ['photo', 14067],
+  ] as const)("finds the pale face of %s %i, its skin past daylight's red edge in the room's light", (style, seed) => {
+    const s = scene(style, seed)
+    expect(analyseShopper(shopperPixels(asInput(s.shopper))).body.found).toBe(true)
+  })
+
   it('finds nobody in held-out photos without a person: empty rooms, objects alone, product photos, textures', { timeout: 120_000 }, () => {
     const seen: Record<EmptySceneKind, { refused: number; of: number }> = {
       room: { refused: 0, of: 0 },
