@@ -194,6 +194,24 @@ describe('the coverage check', { timeout: SLOW }, () => {
     expect(m.issues).toEqual([])
   })
 
+  it.each([
+    ['dim', 13924, 'skirt', 'hips'],
+    ['studio', 13948, 'trousers', 'thighs'],
+  ] as const)(
+    'fails the %s %i %s the local engine laid over just half of the %s band',
+    { timeout: SLOW },
+    async (style, seed, kind, region) => {
+      // Neither scene was drawn for the check: both came from seeds nobody had looked at, charged before 2026-11-30.
+      const s = scene(style, seed)
+      const jpeg = await localEngineResult(s, 'bottom')
+      expect(judge(s, decodeImage(jpeg, 'jpeg')).issues).toContain('garment_missing')
+      const m = measuredAsServed(s, jpeg, 'bottom', kind)
+      expect(m.measures[`cover.${region}`]).toBeGreaterThan(0.5)
+      expect(m.measures[`cover.${region}`]).toBeLessThan(QUALITY_THRESHOLDS.cover[region])
+      expect(m.issues).toContain('garment_missing')
+    },
+  )
+
   it('fails the garment moved off the body', () => {
     const s = tuningScene(11, 'trousers')
     const m = measureScene(s, paintedComposite(s, { offsetX: 0.25 * s.truth.shopper.figureHeight }))
