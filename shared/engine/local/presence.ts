@@ -334,9 +334,9 @@ function isPushedPaleSkin(r: number, g: number, b: number): boolean {
 }
 
 /**
- * Green's lead over blue, as a share of red's, that skin keeps: its hue is orange (24–29° for every tone the scenes draw,
- * and for pale skin under a cool light), where cream and ivory are yellow (42° and more) and have green nearly level
- * with red.
+ * Green's lead over blue, as a share of red's lead over blue, that skin keeps: its hue is orange (19–26° for the tones
+ * the scenes draw, 29° for the pale faces below), where cream is yellow ([245, 235, 200]: 47°), green nearly level with
+ * red. 0.58 is 35°.
  */
 const SKIN_HUE = 0.58
 
