@@ -150,7 +150,8 @@ function faceWindow(image: RgbaImage, mask: Mask, head: Head, light: FrameLight 
       face[1] += g
       face[2] += b
       count++
-      if (isSkin(r, g, b)) skin++
+      // In ordinary light, pale skin a cool light took past daylight's band counts too.
+      if (isSkin(r, g, b) || (light === undefined && isPaleSkin(r, g, b))) skin++
       if (light?.kind === 'dim') {
         const [lr, lg, lb] = meanAround(image, x, y, light.gains)
         if (isSkin(lr, lg, lb, LAMPLIT_SKIN)) litSkin++
@@ -159,8 +160,6 @@ function faceWindow(image: RgbaImage, mask: Mask, head: Head, light: FrameLight 
           Math.min(r, g, b) >= BURNT_OUT &&
           (mask.data[y * width + x] === 1 || framed(mask, x, y, head.width) || warmth(r, g, b) >= (sweepWarmth ?? Infinity) + WARMER)
         if (burnt || isPushedPaleSkin(r, g, b)) litSkin++
-      } else if (isSkin(r, g, b) || isPaleSkin(r, g, b)) {
-        litSkin++
       }
     }
   }
