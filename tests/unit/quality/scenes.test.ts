@@ -129,12 +129,16 @@ describe('scene(style, seed)', () => {
               }
             }
           }
-          expect(matching / inside, s.description).toBeGreaterThan(0.85)
+          // A pattern saved as JPEG blurs at its own edges, dots and stripes a few pixels across, the chroma at half the
+          // resolution: on tuning seeds 40001-40600 every plain or PNG product matched whole, patterned JPEGs 0.78 and up
+          // (dim 20579, red dots on grey worn by a model, 0.786).
+          const least = product.pattern !== 'plain' && s.product.format === 'jpeg' ? 0.75 : 0.85
+          expect(matching / inside, s.description).toBeGreaterThan(least)
           // Each colour covers about the share it declares.
           for (const [k, c] of product.colours.entries()) expect(Math.abs(hits[k] / matching - c.share), s.description).toBeLessThan(0.15)
           expect(product.colours.reduce((n, c) => n + c.share, 0)).toBeCloseTo(1, 6)
         }),
-        RUNS,
+        { ...RUNS, examples: [[{ style: 'dim', seed: 20_579 }]] },
       )
     },
     SLOW,
