@@ -134,6 +134,11 @@ function read(photo: RgbaImage, segmentation: Segmentation): ShopperReading {
     const whole = bridged()
     if (whole?.person) return whole.reading
   }
+  const unblocked = first.person ? undefined : withoutBlockBesideHead(segmentation.mask)
+  if (unblocked) {
+    const beside = readFigure(photo, { ...segmentation, mask: unblocked, coverage: coverageOf(unblocked) })
+    if (beside.person) return beside.reading
+  }
   return first.reading
 }
 
@@ -232,4 +237,121 @@ function withoutTopPart({ width, height, data }: Mask): { mask: Mask; part: [num
   const out = Uint8Array.from(data)
   out.fill(0, 0, gap * width)
   return { mask: { width, height, data: out }, part }
+}
+
+/** The rows from the silhouette's top, as a share of its rows, where a block beside the head may begin: the head and neck. */
+const BESIDE_HEAD_ZONE = 0.15
+/** Share of a block's columns a row must cover to be a row of it: an object on the wall is solid; an arm raised is not as wide. */
+const BLOCK_FILL = 0.9
+/**
+ * The smallest block taken out, as shares of the silhouette's rows, tall and wide: a picture's frame is 0.18-0.2 tall
+ * and 0.14 wide on those photos; a lock of hair either side of a face lost against a white sweep, 0.05 by 0.05 (studio
+ * 14178, whose locks taken out left a lock for the head and trousers went on the chest).
+ */
+const BLOCK_MIN_ROWS = 0.1
+const BLOCK_MIN_WIDTH = 0.06
+/**
+ * How far down the silhouette's rows a block may reach: an object on the wall beside the head ends above the hips (a
+ * frame 0.1-0.3 of the figure's height). Half a garment laid flat, one shoulder beside the neckline, runs to the hem.
+ */
+const BLOCK_LOWEST = 0.45
+/**
+ * How far below the silhouette's top a block begins, at least, as a share of its rows: the head is the figure's top. A
+ * garment laid flat has its shoulders level, both at its top on either side of the neckline (bench:person 20032).
+ */
+const BLOCK_BELOW_TOP = 0.03
+
+/**
+ * An object on the wall beside the head (a picture's frame) is subject, and where the arm or a hand touches it, one part
+ * with the figure: the shoulders then read out to its far side, or the centre line runs through it, and no person comes
+ * out (flat 14965, 15185, 15205, 15980 of the sets drawn 2026-11-30, a frame touching a hand or an arm). Apart
+ * from the head's run on the rows of the head and neck (the silhouette's first rows), another run is no part of a standing
+ * person: its columns, on every row from there down that it fills nearly whole (BLOCK_FILL), are taken out, and the arm
+ * beside them is kept. Undefined when there is no such block. Tried only when no person came out otherwise.
+ */
+export function withoutBlockBesideHead({ width, height, data }: Mask): Mask | undefined {
+  const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
+  let top = 0
+  while (top < height && empty(top)) top++
+  let last = height - 1
+  while (last > top && empty(last)) last--
+  const rows = last - top
+  if (rows < 10) return undefined
+  // The figure's centre line: the mean column of its pixels, which its body outweighs an object beside the head with.
+  let sumX = 0
+  let n = 0
+  for (let y = top; y <= last; y++) for (let x = 0, i = y * width; x < width; x++, i++) if (data[i]) (sumX += x), n++
+  const cx = sumX / n
+  const out = Uint8Array.from(data)
+  const sides = new Set<boolean>()
+  for (let y = top; y <= top + BESIDE_HEAD_ZONE * rows; y++) {
+    const head = nearestRun(data, width, y, cx)
+    for (const [a, b] of runsOf(data, width, y)) {
+      // The head's run is the one across the centre line, or nearest to it; a run of a block taken out already is past.
+      if (b - a + 1 < Math.max(3, BLOCK_MIN_WIDTH * rows) || a === head?.[0] || !out[y * width + a] || !out[y * width + b]) continue
+      const filled = (row: number) => {
+        let k = 0
+        for (let x = a; x <= b; x++) k += data[row * width + x]
+        return k >= BLOCK_FILL * (b - a + 1)
+      }
+      let from = y
+      while (from > top && filled(from - 1)) from--
+      let to = y
+      while (to < last && filled(to + 1)) to++
+      if (from - top < BLOCK_BELOW_TOP * rows || to - from + 1 < BLOCK_MIN_ROWS * rows || to - top > BLOCK_LOWEST * rows) continue
+      if (!squareOuterSide(data, width, [a, b], [from, to], a > cx)) continue
+      for (let row = from; row <= to; row++) out.fill(0, row * width + a, row * width + b + 1)
+      sides.add(a > cx)
+    }
+  }
+  // Blocks on both sides of the head are its own: hair falling either side of a face the backdrop took.
+  return sides.size === 1 ? { width, height, data: out } : undefined
+}
+
+/** Share of a block's rows on which its outer side may run on past its columns (its outline's antialiasing, a corner). */
+const OUTER_RUN_ON = 0.2
+
+/**
+ * Whether a block's side away from the head is straight: on most of its rows the run through its columns ends there, or
+ * at the frame's side. An arm may join it on the side facing the head; a garment's shoulder, sloping out to the sleeve,
+ * widens away from it.
+ */
+function squareOuterSide(data: Uint8Array, width: number, [a, b]: [number, number], [from, to]: [number, number], right: boolean): boolean {
+  const margin = Math.max(2, Math.round(0.1 * (b - a + 1)))
+  let past = 0
+  for (let y = from; y <= to; y++) {
+    const row = y * width
+    if (right) {
+      let end = b
+      while (end + 1 < width && data[row + end + 1]) end++
+      if (end > b + margin && end < width - 1) past++
+    } else {
+      let start = a
+      while (start > 0 && data[row + start - 1]) start--
+      if (start < a - margin && start > 0) past++
+    }
+  }
+  return past <= OUTER_RUN_ON * (to - from + 1)
+}
+
+/** The runs of set pixels along a row, as [first, last] columns. */
+function runsOf(data: Uint8Array, width: number, y: number): [number, number][] {
+  const runs: [number, number][] = []
+  for (let x = 0; x < width; x++) {
+    if (!data[y * width + x]) continue
+    const a = x
+    while (x + 1 < width && data[y * width + x + 1]) x++
+    runs.push([a, x])
+  }
+  return runs
+}
+
+function nearestRun(data: Uint8Array, width: number, y: number, cx: number): [number, number] | undefined {
+  let best: [number, number] | undefined
+  let bestDistance = Infinity
+  for (const run of runsOf(data, width, y)) {
+    const distance = Math.max(0, run[0] - cx, cx - run[1])
+    if (distance < bestDistance) (best = run), (bestDistance = distance)
+  }
+  return best
 }
