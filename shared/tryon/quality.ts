@@ -108,15 +108,17 @@ export function qualityCategoryOf(category: GarmentCategory | undefined, clothin
 }
 
 /**
- * What the caller's words say about how far the product reaches. A wedding dress, a bridal or a maxi dress is taken as
- * reaching the ankles, as a gown does: tried on without a train (shared/bridal/pipeline.ts), it is still measured to
- * cover the shins, and a gown put on to the knees fails.
+ * What the caller's words say about how far the product reaches. A wedding dress, a bridal, a maxi or an evening dress
+ * (an evening gown: long, for a formal occasion) is taken as reaching the ankles, as a gown does: tried on without a
+ * train (shared/bridal/pipeline.ts), it is still measured to cover the shins, and a gown put on to the knees fails.
+ * Read as a dress, gowns named evening dresses that ended at the knees or the thighs passed and were charged (photo
+ * 16062, dim 17194, 2026-12-01; of 125 evening dresses' results saved that day, only those two move).
  */
 export function productKindOf(clothingType: string | undefined): QualityProductKind | undefined {
   const text = clothingType?.toLowerCase() ?? ''
   if (/\b(trousers?|pants?|jeans?|leggings?|joggers?|chinos?)\b/.test(text)) return 'trousers'
   if (/\bshorts?\b/.test(text)) return 'shorts'
   if (/\bskirts?\b/.test(text)) return 'skirt'
-  if (/\b(gowns?|wedding dress(es)?|bridal|maxi)\b/.test(text)) return 'gown'
+  if (/\b(gowns?|(wedding|evening) dress(es)?|bridal|maxi)\b/.test(text)) return 'gown'
   return undefined
 }

@@ -6,7 +6,16 @@ import { measureScene, SLOW, tuningScene } from './check-support.ts'
 
 describe('how far the caller says a product reaches', { timeout: SLOW }, () => {
   it('reads wedding, bridal and maxi dresses as reaching the ankles, as gowns do, and a dress or a top as not', () => {
-    for (const named of ['Wedding dress', 'wedding dresses', 'Bridal gown', 'Maxi dress', 'Evening gown', 'Ball gown'])
+    for (const named of [
+      'Wedding dress',
+      'wedding dresses',
+      'Bridal gown',
+      'Maxi dress',
+      'Evening gown',
+      'Evening dress',
+      'evening dresses',
+      'Ball gown',
+    ])
       expect(productKindOf(named), named).toBe('gown')
     for (const named of ['Dress', 'Mini dress', 'T-shirt', 'Top', undefined]) expect(productKindOf(named), String(named)).toBeUndefined()
     expect(productKindOf('Wedding trousers')).toBe('trousers')
