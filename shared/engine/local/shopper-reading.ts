@@ -3,7 +3,7 @@ import { downscaleToFit } from '../../images/resize.ts'
 import { legsRunOn, shoesBelow } from './cut-legs.ts'
 import { analyseBody, defaultLayout, staturedByShoulders, type BodyLayout } from './person.ts'
 import { isHeadPart, looksLikePerson } from './presence.ts'
-import { closeVertically, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
+import { closeVertically, maskBounds, segmentForeground, type Mask, type Segmentation } from './segmentation.ts'
 import { readHem } from './waist.ts'
 
 /**
@@ -269,12 +269,12 @@ const BLOCK_BELOW_TOP = 0.03
  * person: its columns, on every row from there down that it fills nearly whole (BLOCK_FILL), are taken out, and the arm
  * beside them is kept. Undefined when there is no such block. Tried only when no person came out otherwise.
  */
-export function withoutBlockBesideHead({ width, height, data }: Mask): Mask | undefined {
-  const empty = (y: number) => data.subarray(y * width, (y + 1) * width).every((v) => v === 0)
-  let top = 0
-  while (top < height && empty(top)) top++
-  let last = height - 1
-  while (last > top && empty(last)) last--
+export function withoutBlockBesideHead(mask: Mask): Mask | undefined {
+  const { width, height, data } = mask
+  const bounds = maskBounds(mask)
+  if (!bounds) return undefined
+  const top = bounds.y0
+  const last = bounds.y1 - 1
   const rows = last - top
   if (rows < 10) return undefined
   // The figure's centre line: the mean column of its pixels, which its body outweighs an object beside the head with.
@@ -285,8 +285,9 @@ export function withoutBlockBesideHead({ width, height, data }: Mask): Mask | un
   const out = Uint8Array.from(data)
   const sides = new Set<boolean>()
   for (let y = top; y <= top + BESIDE_HEAD_ZONE * rows; y++) {
-    const head = nearestRun(data, width, y, cx)
-    for (const [a, b] of runsOf(data, width, y)) {
+    const runs = runsOf(data, width, y)
+    const head = nearestRun(runs, cx)
+    for (const [a, b] of runs) {
       // The head's run is the one across the centre line, or nearest to it; a run of a block taken out already is past.
       if (b - a + 1 < Math.max(3, BLOCK_MIN_WIDTH * rows) || a === head?.[0] || !out[y * width + a] || !out[y * width + b]) continue
       const filled = (row: number) => {
@@ -346,10 +347,11 @@ function runsOf(data: Uint8Array, width: number, y: number): [number, number][] 
   return runs
 }
 
-function nearestRun(data: Uint8Array, width: number, y: number, cx: number): [number, number] | undefined {
+/** The run across column `cx`, or the nearest to it. */
+function nearestRun(runs: [number, number][], cx: number): [number, number] | undefined {
   let best: [number, number] | undefined
   let bestDistance = Infinity
-  for (const run of runsOf(data, width, y)) {
+  for (const run of runs) {
     const distance = Math.max(0, run[0] - cx, cx - run[1])
     if (distance < bestDistance) (best = run), (bestDistance = distance)
   }
