@@ -1,7 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { drawShopper, type ShopperGeometry } from '../../../devstack/samples/shopper-photo.ts'
 import { analyseBody, type BodyLayout } from '../../../shared/engine/local/person.ts'
-import { segmentForeground } from '../../../shared/engine/local/segmentation.ts'
+import { type Mask, segmentForeground } from '../../../shared/engine/local/segmentation.ts'
 import { makeFlatImage, makeNoiseImage } from '../../support/images.ts'
 
 type Landmark = 'headTop' | 'shoulderY' | 'waistY' | 'hipY' | 'crotchY' | 'kneeY' | 'ankleY' | 'floorY' | 'figureHeight' | 'centreX'
@@ -201,5 +202,71 @@ describe('body landmarks without a person', () => {
   it('falls back when the "subject" fills the whole frame', () => {
     const full = { width: 60, height: 90, data: new Uint8Array(60 * 90).fill(1) }
     expect(analyseBody(full, 1).found).toBe(false)
+  })
+})
+
+/** A full-length sample figure's silhouette with `extra` empty rows added below the frame's bottom edge. */
+function standingWithRoom(extra: number): { mask: Mask; drawn: ShopperGeometry } {
+  const { image, geometry: drawn } = drawShopper({ width: 214, height: 320, fullLength: true })
+  const { mask } = segmentForeground(image)
+  const data = new Uint8Array(mask.width * (mask.height + extra))
+  data.set(mask.data)
+  return { mask: { width: mask.width, height: mask.height + extra, data }, drawn }
+}
+
+const read = (mask: Mask) => analyseBody(mask, mask.data.reduce((n, v) => n + v, 0) / mask.data.length)
+
+// The seams of a plank floor, dark lines running away from the camera, joined to the shadow under the shoes: the figure was
+// read standing on their far ends, 0.15 of the frame too low, and trousers went on below the shoes (photo 17817, charged).
+describe('body landmarks of a figure standing on a band with streaks below it', () => {
+  it('stands the figure on its feet, however many streaks narrower than a foot run down from its shadow', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          // Two or three streaks, apart, each narrower than a foot, together as wide as one or more (one row of them
+          // alone would already pass for the soles).
+          streaks: fc.array(fc.record({ wide: fc.integer({ min: 4, max: 6 }), long: fc.double({ min: 0.04, max: 0.16, noNaN: true }) }), {
+            minLength: 2,
+            maxLength: 3,
+          }),
+          first: fc.double({ min: -0.2, max: 0, noNaN: true }),
+          apart: fc.double({ min: 0.06, max: 0.1, noNaN: true }),
+          slant: fc.double({ min: -0.3, max: 0.3, noNaN: true }),
+          band: fc.double({ min: 0.35, max: 0.5, noNaN: true }),
+        }),
+        ({ streaks, first, apart, slant, band }) => {
+          const { mask, drawn } = standingWithRoom(60)
+          const H = drawn.figureHeight
+          const set = (x: number, y: number) => {
+            if (x >= 0 && x < mask.width && y >= 0 && y < mask.height) mask.data[y * mask.width + Math.round(x)] = 1
+          }
+          // The feet's shadow: a few rows wider than the legs, at the floor line.
+          const floor = Math.round(drawn.floorY)
+          for (let y = floor - 2; y <= floor + 1; y++)
+            for (let x = drawn.centreX - (band / 2) * H; x <= drawn.centreX + (band / 2) * H; x++) set(x, y)
+          streaks.forEach(({ wide, long }, i) => {
+            for (let y = floor + 2; y < floor + 2 + long * H; y++)
+              for (let k = 0; k < wide; k++) set(drawn.centreX + (first + i * apart) * H + slant * (y - floor) + k, y)
+          })
+          const body = read(mask)
+          expect(body.found).toBe(true)
+          expect(body.feetVisible).toBe(true)
+          expect(offBy(body, drawn, 'floorY')).toBeLessThan(0.02)
+          expect(offBy(body, drawn, 'figureHeight')).toBeLessThan(0.02)
+        },
+      ),
+      { numRuns: 60, seed: 26_1202 },
+    )
+  })
+
+  // Legs that came out in thin strips in a dim room run straight on from the legs above, with no band between (dim
+  // 18319): they are the legs, and the figure still stands on their ends.
+  it('keeps legs that came out in thin strips below whole legs, with no band above the strips', () => {
+    const { mask, drawn } = standingWithRoom(0)
+    for (let y = Math.round(drawn.kneeY); y < mask.height; y++)
+      for (let x = 0; x < mask.width; x++) if (x % 4 >= 2) mask.data[y * mask.width + x] = 0
+    const body = read(mask)
+    expect(body.feetVisible).toBe(true)
+    expect(offBy(body, drawn, 'floorY')).toBeLessThan(0.02)
   })
 })

@@ -186,6 +186,26 @@ describe("legs that a band of floor took at the frame's bottom", () => {
   })
 })
 
+// The seams of a plank or tiled floor run down from the shadow under the feet, each narrower than a foot, together as wide
+// as one: the figure was read standing on their far ends (trousers went on below the shoes of photo 17817, charged; photo
+// 17722 was read cut at the knees). The seams below a band wider than the legs are no part of the figure.
+describe('a figure standing on a floor whose seams run down from its shadow', () => {
+  it.each([17817, 17722, 17557, 12612, 12237])('stands photo %i on its feet, within 0.03 of its height', (seed) => {
+    const { truth, analysis, off } = readScene('photo', seed)
+    expect(truth.fullLength).toBe(true)
+    expect(analysis.body.feetVisible).toBe(true)
+    expect(off(analysis.body.floorY, truth.floorY)).toBeLessThan(0.03)
+  })
+
+  // Legs that came out in thin strips in a dim room, with no band above the strips, are still the legs (dim 18319: taken
+  // for seams in a first form, the figure was read standing 0.17 of its height too high).
+  it('keeps the legs of dim 18319, thin strips below whole legs', () => {
+    const { truth, analysis, off } = readScene('dim', 18319)
+    expect(analysis.body.feetVisible).toBe(true)
+    expect(off(analysis.body.floorY, truth.floorY)).toBeLessThan(0.06)
+  })
+})
+
 const longSide = (image: { width: number; height: number }) => Math.max(image.width, image.height)
 
 /** A knee-length tuning scene read by the engine, found. */
