@@ -3,9 +3,9 @@ import { farColour, paintedComposite } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
 import { decodeUpright } from '../../../shared/images/upright.ts'
-import { MEASURE_SIDE } from '../../../shared/quality/measured-check.ts'
+import { MEASURE_SIDE, measureJob } from '../../../shared/quality/measured-check.ts'
 import { asInput } from '../../support/images.ts'
-import { measureScene, SLOW, tuningScene } from './check-support.ts'
+import { localEngineResult, measureScene, SLOW, tuningScene } from './check-support.ts'
 
 describe('where the check reads the figure', { timeout: SLOW }, () => {
   it('measures by the figure the engine finds at another size when the measuring copy shows no person', () => {
@@ -30,5 +30,26 @@ describe('where the check reads the figure', { timeout: SLOW }, () => {
     const onTorso = measureScene(s, paintedComposite(s, { parts: [PART.torso], colours: [farColour(s)] }))
     expect(onTorso.issues).toContain('garment_wrong_region')
     expect(onTorso.measures.torsoChanged).toBeGreaterThan(0.6)
+  })
+
+  // Photo 18227: a white top with purple dots on a pale brick wall, arms held out. The silhouette lost the torso but for
+  // a line of hair, so the check had no torso to measure, and the handbag the local engine laid on it as a top passed and
+  // was charged.
+  it('measures the torso where the silhouette lost it against the wall, and fails a bag laid on it', async () => {
+    const s = tuningScene(18227, 'bag')
+    const onTorso = paintedComposite(s, { parts: [PART.torso] })
+    expect(judge(s, onTorso).issues).toContain('garment_wrong_region')
+    const painted = measureScene(s, onTorso, { shopper: decodeUpright(asInput(s.shopper), { side: MEASURE_SIDE }) })
+    expect(painted.issues).toContain('garment_wrong_region')
+    expect(painted.measures.torsoChanged).toBeGreaterThan(0.6)
+    const engine = await localEngineResult(s, 'top')
+    const served = measureJob({
+      shopper: asInput(s.shopper),
+      product: asInput(s.product),
+      result: { bytes: engine, contentType: 'image/jpeg' },
+      category: 'bag',
+      weddingDress: false,
+    })
+    expect(served.issues).toContain('garment_wrong_region')
   })
 })
