@@ -112,6 +112,15 @@ export const QUALITY_THRESHOLDS = {
   statureDoubt: 0.84,
   /** The stature read at the engine's reading size is this many times the one read here at least: measured on both. */
   statureAtSizeDoubt: 1.2,
+  /**
+   * The score a result must reach to pass: every measure 15% of its threshold on the passing side at least (a score is
+   * 0.5 at the threshold). The regions, the envelope and the stature are estimated from a silhouette, not known, and
+   * results that passed within that of a threshold were broken: photo 18662's T-shirt off the body (0.63), dim 18909's
+   * dress torn over the top (0.59), soft 18931's gown with a hole at the chest (0.50), flat 17990's dress wider than the
+   * arms (0.52), all charged (2026-12-01). On the 1,485 checked results of tuning seeds 13001-13300 and 17801-19000 it
+   * refuses 13 good results more (34 of 1,324, 2.6%) and leaves 3 broken ones charged instead of 8.
+   */
+  passScore: 0.65,
 } as const
 
 type Region = 'torso' | 'hips' | 'thighs' | 'shins' | 'feet'
@@ -202,7 +211,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   const { shopper, result } = input
   const issues = new Set<QualityIssue>()
   const measures: Record<string, number> = {}
-  const scores: number[] = []
+  const scores: Score[] = []
   let last = input.clock?.() ?? 0
   const lap = (stage: string) => {
     if (!input.clock) return
@@ -210,8 +219,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     measures[`ms.${stage}`] = now - last
     last = now
   }
-  const below = (value: number, limit: number) => scores.push(clamp01(1.5 - value / limit))
-  const above = (value: number, limit: number) => scores.push(clamp01(value / limit - 0.5))
+  const below = (value: number, limit: number, issue: QualityIssue) => scores.push({ score: clamp01(1.5 - value / limit), issue })
+  const above = (value: number, limit: number, issue: QualityIssue) => scores.push({ score: clamp01(value / limit - 0.5), issue })
 
   // Framing: the result has the photo's shape (one scale for both axes); wedding-dress mode may add floor below.
   const scale = result.width / shopper.width
@@ -221,7 +230,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   if (extra < -T.aspect || extra > (input.weddingDress ? T.addedFloor : T.aspect)) {
     return { passed: false, score: 0, issues: ['framing_changed'], measures }
   }
-  below(Math.max(0, -extra), T.aspect)
+  below(Math.max(0, -extra), T.aspect, 'framing_changed')
 
   shared.pictures ??= pictures(input, extra > T.aspect ? expected : undefined)
   const { shopperSmall, before, after, delta } = shared.pictures
@@ -279,7 +288,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   }
   if (backgroundCount >= 200) {
     measures.backgroundDeltaE = backgroundSum / backgroundCount
-    below(measures.backgroundDeltaE, T.background)
+    below(measures.backgroundDeltaE, T.background, 'framing_changed')
     if (measures.backgroundDeltaE > T.background) issues.add('framing_changed')
   }
 
@@ -309,8 +318,8 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     if (headCount >= 20) {
       measures.headDeltaE = headSum / headCount
       measures.headChangedShare = headChanged / headCount
-      below(measures.headDeltaE, T.headMean)
-      below(measures.headChangedShare, T.headChangedShare)
+      below(measures.headDeltaE, T.headMean, 'person_changed')
+      below(measures.headChangedShare, T.headChangedShare, 'person_changed')
       if (measures.headDeltaE > T.headMean || measures.headChangedShare > T.headChangedShare) issues.add('person_changed')
     }
   }
@@ -415,10 +424,10 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
       : undefined
   if (edge !== undefined) {
     measures['cover.frameEdge'] = edge
-    above(edge, T.cover.shins)
+    above(edge, T.cover.shins, 'garment_missing')
     if (edge < T.cover.shins && !missing.includes('shins')) missing.push('shins')
   }
-  for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r])
+  for (const r of needed) if (cover[r] !== undefined) above(cover[r]!, T.cover[r], 'garment_missing')
   const changedColour = colourOf(changed, nearest, (i) => inTarget[i] === 1, n)
   measures.changedShare = targetArea ? targetChanged / targetArea : 0
   if (changedColour.count > 0) measures.colourDeltaE = changedColour.median
@@ -427,24 +436,24 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     if (measures.changedShare >= 0.5 && changedColour.median > T.matches) issues.add('colour_changed')
     else issues.add('garment_missing')
   } else if (changedColour.count > 0) {
-    below(changedColour.median, T.matches)
+    below(changedColour.median, T.matches, 'colour_changed')
     if (changedColour.median > T.matches) issues.add('colour_changed')
   }
   // Strips of the product with the shopper's own top between them: not put on, however much of the torso the strips cover.
   if (measures.tornTorso !== undefined) {
-    below(measures.tornTorso, T.torn)
+    below(measures.tornTorso, T.torn, 'garment_missing')
     if (measures.tornTorso > T.torn) issues.add('garment_missing')
   }
   for (const r of forbidden) {
     if (cover[r] === undefined) continue
-    below(cover[r]!, T.wrongRegion)
+    below(cover[r]!, T.wrongRegion, 'garment_wrong_region')
     if (cover[r]! > T.wrongRegion) issues.add('garment_wrong_region')
   }
   // Shoes and a bag leave the torso as it was, whatever colour a change there has: something else put on it is no
   // part of them (a black prop of a bag's product photo cut out and laid on the torso as a top, flat 7030).
   if ((input.category === 'bag' || input.category === 'shoes') && changedIn.torso !== undefined) {
     measures.torsoChanged = changedIn.torso
-    below(changedIn.torso, T.wrongRegion)
+    below(changedIn.torso, T.wrongRegion, 'garment_wrong_region')
     if (changedIn.torso > T.wrongRegion) issues.add('garment_wrong_region')
   }
 
@@ -459,7 +468,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
   const area = input.category === 'bag' ? anywhere : targetArea
   measures.offBody = off / Math.max(1, area)
   if (area > 0) {
-    below(measures.offBody, T.offBody)
+    below(measures.offBody, T.offBody, 'garment_off_body')
     if (measures.offBody > T.offBody) issues.add('garment_off_body')
   }
   if (input.category === 'bag') {
@@ -469,7 +478,7 @@ function measureWith(input: MeasureInput, stature: 'read' | 'shoulders', shared:
     if (beside >= T.bagArea * n) {
       // Beside the hands the photo already showed the bag's colours (a black bag by black trousers): nothing can tell.
     } else {
-      above(measures.bagArea, T.bagArea)
+      above(measures.bagArea, T.bagArea, 'garment_missing')
       if (measures.bagArea < T.bagArea) issues.add('garment_missing')
     }
   }
@@ -599,10 +608,20 @@ function nearestColour(colours: Lab[]): (lab: Float32Array, i: number) => number
   }
 }
 
-function finish(issues: Set<QualityIssue>, scores: number[], measures: Record<string, number>): QualityMeasurement {
-  const score = Math.min(1, ...scores)
+/** One check's score (1 with room to spare, 0.5 at its threshold) and the issue it raises when it fails. */
+interface Score {
+  score: number
+  issue: QualityIssue
+}
+
+function finish(issues: Set<QualityIssue>, scores: Score[], measures: Record<string, number>): QualityMeasurement {
+  const closest = scores.reduce<Score>((a, b) => (b.score < a.score ? b : a), { score: 1, issue: 'framing_changed' })
+  if (issues.size === 0 && closest.score < QUALITY_THRESHOLDS.passScore) {
+    // Past every threshold, but by less than the margin on one: too close to call on regions that are estimated.
+    return { passed: false, score: closest.score, issues: [closest.issue], measures: { ...measures, withinMargin: closest.score } }
+  }
   const list = QUALITY_ISSUES.filter((issue) => issues.has(issue))
-  return { passed: list.length === 0, score: list.length ? Math.min(score, 0.49) : Math.max(score, 0.5), issues: list, measures }
+  return { passed: list.length === 0, score: list.length ? Math.min(closest.score, 0.49) : closest.score, issues: list, measures }
 }
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v))
