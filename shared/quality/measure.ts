@@ -618,7 +618,9 @@ function finish(issues: Set<QualityIssue>, scores: Score[], measures: Record<str
   const closest = scores.reduce<Score>((a, b) => (b.score < a.score ? b : a), { score: 1, issue: 'framing_changed' })
   if (issues.size === 0 && closest.score < QUALITY_THRESHOLDS.passScore) {
     // Past every threshold, but by less than the margin on one: too close to call on regions that are estimated.
-    return { passed: false, score: closest.score, issues: [closest.issue], measures: { ...measures, withinMargin: closest.score } }
+    // Its score is kept under the pass score as the answer rounds it (two decimals): 0.648 is no passing 0.65.
+    const score = Math.min(closest.score, QUALITY_THRESHOLDS.passScore - 0.01)
+    return { passed: false, score, issues: [closest.issue], measures: { ...measures, withinMargin: closest.score } }
   }
   const list = QUALITY_ISSUES.filter((issue) => issues.has(issue))
   return { passed: list.length === 0, score: list.length ? Math.min(closest.score, 0.49) : closest.score, issues: list, measures }
@@ -911,19 +913,19 @@ function withLostLegs(body: BodyLayout, person: Uint8Array, width: number, heigh
 }
 
 /**
- * The silhouette with its torso filled in: across the torso's rows (shoulders to hips), where the arms hang down (the
- * row's span at most 0.35 of the figure's height), everything between the row's outer edges is the body. A top of the
- * backdrop's colour (a white top on a white sweep, a dark one in a dark room) leaves a hole there, and what a result
- * puts on that torso is on the body, not off it. Arms held out make a row too wide to fill: the gaps beside the torso
- * stay air.
- */
-/**
  * Share of a torso row's span the silhouette shows, under which the row's span is taken as lost against the backdrop.
  * Re-measured as the service measures them, 544 saved results of tuning seeds 13001-13300 and 17801-18400 (2026-12-01)
  * moved three verdicts: a bag on the torso of photo 18227 fails, good tops of studio 13238 and 18313 pass.
  */
 const LOST_TORSO = 0.5
 
+/**
+ * The silhouette with its torso filled in: across the torso's rows (shoulders to hips), where the arms hang down (the
+ * row's span at most 0.35 of the figure's height), everything between the row's outer edges is the body. A top of the
+ * backdrop's colour (a white top on a white sweep, a dark one in a dark room) leaves a hole there, and what a result
+ * puts on that torso is on the body, not off it. Arms held out make a row too wide to fill: the gaps beside the torso
+ * stay air, and a row that shows less than LOST_TORSO of the reading's torso span takes that span.
+ */
 function solidTorso(person: Uint8Array, body: BodyLayout, width: number, height: number): Uint8Array {
   const H = body.figureHeight
   const from = Math.max(0, Math.ceil(Math.max(body.shoulderY, body.headTop + 0.17 * H)))
