@@ -620,7 +620,8 @@ function finish(issues: Set<QualityIssue>, scores: Score[], measures: Record<str
     // Past every threshold, but by less than the margin on one: too close to call on regions that are estimated.
     // Its score is kept under the pass score as the answer rounds it (two decimals): 0.648 is no passing 0.65.
     const score = Math.min(closest.score, QUALITY_THRESHOLDS.passScore - 0.01)
-    return { passed: false, score, issues: [closest.issue], measures: { ...measures, withinMargin: closest.score } }
+    measures.withinMargin = closest.score
+    return { passed: false, score, issues: [closest.issue], measures }
   }
   const list = QUALITY_ISSUES.filter((issue) => issues.has(issue))
   return { passed: list.length === 0, score: list.length ? Math.min(closest.score, 0.49) : closest.score, issues: list, measures }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { QUALITY_THRESHOLDS } from '../../../shared/quality/measure.ts'
-import { paintedComposite } from '../../support/scenes/composites.ts'
+import { paintedComposite, received } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
 import { localEngineResult, measuredAsServed, measureScene, SLOW, tuningScene } from './check-support.ts'
@@ -25,7 +25,7 @@ describe('the margin a result must pass by', { timeout: SLOW }, () => {
   it('passes a result exactly when no check failed and its score reaches the pass score, torso covered by any share', () => {
     const s = tuningScene(72, 'tshirt')
     const whole = paintedComposite(s, { parts: [PART.torso] })
-    const shopper = paintedComposite(s, { parts: [] })
+    const shopper = received(s)
     const { width } = whole
     const rows = s.truth.shopper.boxes.torso
     let withinMargin = 0
