@@ -1,7 +1,7 @@
 import type { GarmentCategory } from '../types.ts'
 import type { RgbaImage } from '../../images/codecs/raster.ts'
 import { measureGarmentShape, upperCentre, type GarmentCutout } from './garment-shape.ts'
-import { withoutModel } from './on-model.ts'
+import { bustOnlySkin, withoutModel } from './on-model.ts'
 import { downscaleToFit } from '../../images/resize.ts'
 import { median } from '../../median.ts'
 import { maskBounds, segmentForeground, type Mask, type MaskBounds, type SegmentOptions } from './segmentation.ts'
@@ -22,6 +22,14 @@ export function extractGarment(image: RgbaImage): GarmentCutout {
 
 /** Radius (analysis pixels) over which the backdrop distance is averaged when single pixels leave the garment in scraps. */
 const SMOOTH_RADIUS = 2
+
+/**
+ * The skin colour (RGB) of the model of an on-model product photo whose garment did not come out (on-model.ts
+ * bustOnlySkin), read on the foreground extractGarment cuts first; undefined for any other photo.
+ */
+export function bustSkin(image: RgbaImage): [number, number, number] | undefined {
+  return bustOnlySkin(image, segmentForeground(image, { smoothRadius: SMOOTH_RADIUS }).mask) as [number, number, number] | undefined
+}
 
 function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCutout {
   const small = downscaleToFit(image, ANALYSIS_SIDE)

@@ -13,7 +13,7 @@ import { maskBounds, type Mask, type MaskBounds } from './segmentation.ts'
 export function withoutModel(image: RgbaImage, mask: Mask): Mask {
   const box = maskBounds(mask)
   if (!box) return mask
-  const skin = faceColour(image, mask, box)
+  const skin = faceColour(image, mask, box, HEAD_SHARE)
   if (!skin) return mask
   const { width, height, data } = mask
   const isSkin = new Uint8Array(width * height)
@@ -34,6 +34,25 @@ export function withoutModel(image: RgbaImage, mask: Mask): Mask {
   // Little left, or what is left is itself mostly the skin's colour: not a garment this can separate from skin.
   if (garmentArea < area * 0.2 || skinLike > garmentArea * 0.3) return mask
   return { width, height, data: garment }
+}
+
+/** The head and neck of a model wearing the garment: at most this share of the foreground's height. */
+const HEAD_SHARE = 0.3
+
+/** A head and neck this share of the foreground at most, and more than HEAD_SHARE of it: the model's bust alone. */
+const BUST_HEAD_SHARE = 0.5
+
+/**
+ * The skin colour (RGB) of a model whose garment did not come out: the foreground of an on-model product photo is the
+ * model's head over a bust (the head and neck more than HEAD_SHARE of it, at most BUST_HEAD_SHARE), as withoutModel
+ * would read the face otherwise. The garment below was lost against the backdrop (white stripes on white, soft 20511),
+ * and what stood out, a bare torso and arms, is the model's skin, not the garment's colour. Undefined for a foreground
+ * that is a whole model, whatever the garment's colour: a brown dress on a model of the same brown stays brown.
+ */
+export function bustOnlySkin(image: RgbaImage, mask: Mask): number[] | undefined {
+  const box = maskBounds(mask)
+  if (!box || faceColour(image, mask, box, HEAD_SHARE)) return undefined
+  return faceColour(image, mask, box, BUST_HEAD_SHARE)
 }
 
 /** A vertical gap (share of the foreground's height) small enough to be a stripe of the garment, not a limb. */
@@ -57,10 +76,11 @@ function rowExtent({ width, data }: Mask, y: number, x0: number, x1: number): { 
 
 /**
  * The model's skin colour from the face, or undefined when the photo does not start with a head: the top rows of
- * the foreground narrow (under half its widest row) for at least 5% of its height, above shoulders much wider, the
- * lower half of them (below the hair) mostly one warm colour with red over green over blue, as skin is.
+ * the foreground narrow (under half its widest row) for at least 5% of its height and at most `headShare` of it, above
+ * shoulders much wider, the lower half of them (below the hair) mostly one warm colour with red over green over blue, as
+ * skin is.
  */
-function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds): number[] | undefined {
+function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds, headShare: number): number[] | undefined {
   const { width, data } = mask
   const extents: number[] = []
   for (let y = box.y0; y < box.y1; y++) {
@@ -80,7 +100,7 @@ function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds): number[] | u
   }
   if (headWidth > widest * 0.5) return undefined
   const tall = box.y1 - box.y0
-  if (headRows < tall * 0.05 || headRows > tall * 0.3) return undefined
+  if (headRows < tall * 0.05 || headRows > tall * headShare) return undefined
   const samples: number[][] = [[], [], []]
   for (let y = box.y0 + (headRows >> 1); y < box.y0 + headRows; y++) {
     const { l, r } = rowExtent(mask, y, box.x0, box.x1)
