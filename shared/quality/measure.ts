@@ -9,7 +9,7 @@
  * (shared/engine/local/garment.ts). Colours are compared with CIEDE2000 (shared/quality/colour.ts).
  */
 import type { RgbaImage } from '../images/codecs/raster.ts'
-import { bustSkin, extractGarment } from '../engine/local/garment.ts'
+import { extractGarment } from '../engine/local/garment.ts'
 import { analyseBody, staturedByShoulders, type BodyLayout } from '../engine/local/person.ts'
 import { downscaleToFit, resizeArea } from '../images/resize.ts'
 import type { Segmentation } from '../engine/local/segmentation.ts'
@@ -722,11 +722,11 @@ const PRODUCT_SIDE = 112
  * The product's dominant colours: its cut-out (separated from a white, flat-lay or mannequin backdrop by the local
  * engine's garment extraction) in L*a*b*, clustered by k-means (k = 4, farthest-point start, so it is deterministic);
  * clusters of at least 10% of the garment are kept, but skin when the largest cluster is not skin, and the skin of a
- * model's bare bust when an on-model photo's garment did not come out (bustSkin).
+ * model's bare bust when an on-model photo's garment did not come out (GarmentCutout.bustSkin).
  */
 export function dominantColours(product: RgbaImage): Lab[] {
-  const small = shrink(product, PRODUCT_SIDE)
-  const cut = extractGarment(small).image
+  const cutout = extractGarment(shrink(product, PRODUCT_SIDE))
+  const cut = cutout.image
   const all = labImage(cut.data, cut.width * cut.height)
   // The garment's pixels, every step-th of them (about 4,000), in a flat array: three numbers a point.
   const at: number[] = []
@@ -780,8 +780,7 @@ export function dominantColours(product: RgbaImage): Lab[] {
   // Nor is the skin of a model whose garment did not come out, largest or not, while another colour is left: soft 20511's
   // white stripes were lost on the white backdrop, the cut-out was the model's bare torso and arms, and a skin-coloured
   // body laid on the shopper's legs passed as the skirt.
-  const skin = bustSkin(small)
-  const face = skin && labOf(skin)
+  const face = cutout.bustSkin && labOf(cutout.bustSkin)
   const notFace = face ? garment.filter(({ c }) => ciede2000(c, face) > MODEL_SKIN) : garment
   return (notFace.length > 0 ? notFace : garment).map(({ c }) => c)
 }

@@ -21,6 +21,11 @@ export interface GarmentCutout {
   separated: boolean
   /** The outline read as a garment (waist, length, train); undefined when it is no clean single piece. */
   shape?: GarmentShape
+  /**
+   * The skin colour (RGB) of an on-model photo's model whose garment did not come out, the foreground a head over a
+   * bust (on-model.ts bustOnlySkin): the cut-out is then that skin, not the garment's colour.
+   */
+  bustSkin?: [number, number, number]
 }
 
 /** The centre column of the garment's top rows: the cut-out's own middle is off it when a train is swept aside. */

@@ -23,14 +23,6 @@ export function extractGarment(image: RgbaImage): GarmentCutout {
 /** Radius (analysis pixels) over which the backdrop distance is averaged when single pixels leave the garment in scraps. */
 const SMOOTH_RADIUS = 2
 
-/**
- * The skin colour (RGB) of the model of an on-model product photo whose garment did not come out (on-model.ts
- * bustOnlySkin), read on the foreground extractGarment cuts first; undefined for any other photo.
- */
-export function bustSkin(image: RgbaImage): [number, number, number] | undefined {
-  return bustOnlySkin(image, segmentForeground(image, { smoothRadius: SMOOTH_RADIUS }).mask) as [number, number, number] | undefined
-}
-
 function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCutout {
   const small = downscaleToFit(image, ANALYSIS_SIDE)
   const segmentation = segmentForeground(small, options)
@@ -72,6 +64,7 @@ function cutGarment(image: RgbaImage, options: SegmentOptions = {}): GarmentCuto
     waistRow,
     hasLegs: hasTwoLegs(cut),
     separated,
+    bustSkin: separated ? bustOnlySkin(small, segmentation.mask) : undefined,
   }
   cutout.shape = separated && !cutout.hasLegs ? measureGarmentShape(cutout) : undefined
   return cutout

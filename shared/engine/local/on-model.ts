@@ -49,10 +49,11 @@ const BUST_HEAD_SHARE = 0.5
  * and what stood out, a bare torso and arms, is the model's skin, not the garment's colour. Undefined for a foreground
  * that is a whole model, whatever the garment's colour: a brown dress on a model of the same brown stays brown.
  */
-export function bustOnlySkin(image: RgbaImage, mask: Mask): number[] | undefined {
+export function bustOnlySkin(image: RgbaImage, mask: Mask): [number, number, number] | undefined {
   const box = maskBounds(mask)
   if (!box || faceColour(image, mask, box, HEAD_SHARE)) return undefined
-  return faceColour(image, mask, box, BUST_HEAD_SHARE)
+  const skin = faceColour(image, mask, box, BUST_HEAD_SHARE)
+  return skin && [skin[0], skin[1], skin[2]]
 }
 
 /** A vertical gap (share of the foreground's height) small enough to be a stripe of the garment, not a limb. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeImage } from '../../../shared/images/codecs/index.ts'
 import { downscaleToFit } from '../../../shared/images/resize.ts'
-import { bustSkin } from '../../../shared/engine/local/garment.ts'
+import { extractGarment } from '../../../shared/engine/local/garment.ts'
 import { ciede2000, labOf } from '../../../shared/quality/colour.ts'
 import { dominantColours } from '../../../shared/quality/measure.ts'
 import { paintedComposite } from '../../support/scenes/composites.ts'
@@ -42,13 +42,13 @@ describe('the skin of a model whose garment did not come out', { timeout: SLOW }
   it('takes the skin of the bust of soft 20511 out of the product colours, and keeps the white of its stripes', () => {
     const s = tuningScene(20511, 'skirt')
     const small = downscaleToFit(product(s), 112)
-    const skin = bustSkin(small)
+    const skin = extractGarment(small).bustSkin
     expect(skin).toBeDefined()
     const colours = dominantColours(product(s))
     expect(nearest(colours, skin!)).toBeGreaterThan(10)
     expect(nearest(colours, s.truth.product.colours[0].rgb)).toBeLessThan(8)
     // A whole model is no bust (soft 20541).
     const whole = downscaleToFit(product(tuningScene(20541, 'dress')), 112)
-    expect(bustSkin(whole)).toBeUndefined()
+    expect(extractGarment(whole).bustSkin).toBeUndefined()
   })
 })
