@@ -13,8 +13,9 @@ import { maskBounds, type Mask, type MaskBounds } from './segmentation.ts'
 export function withoutModel(image: RgbaImage, mask: Mask): Mask {
   const box = maskBounds(mask)
   if (!box) return mask
-  const skin = faceColour(image, mask, box, HEAD_SHARE)
-  if (!skin) return mask
+  const face = readFace(image, mask, box)
+  if (!face || face.headShare > HEAD_SHARE) return mask
+  const skin = face.colour
   const { width, height, data } = mask
   const isSkin = new Uint8Array(width * height)
   for (let i = 0; i < isSkin.length; i++) if (data[i] && looksLike(image.data, i, skin)) isSkin[i] = 1
@@ -49,11 +50,10 @@ const BUST_HEAD_SHARE = 0.5
  * and what stood out, a bare torso and arms, is the model's skin, not the garment's colour. Undefined for a foreground
  * that is a whole model, whatever the garment's colour: a brown dress on a model of the same brown stays brown.
  */
-export function bustOnlySkin(image: RgbaImage, mask: Mask): [number, number, number] | undefined {
+export function bustOnlySkin(image: RgbaImage, mask: Mask): Rgb | undefined {
   const box = maskBounds(mask)
-  if (!box || faceColour(image, mask, box, HEAD_SHARE)) return undefined
-  const skin = faceColour(image, mask, box, BUST_HEAD_SHARE)
-  return skin && [skin[0], skin[1], skin[2]]
+  const face = box && readFace(image, mask, box)
+  return face && face.headShare > HEAD_SHARE ? face.colour : undefined
 }
 
 /** A vertical gap (share of the foreground's height) small enough to be a stripe of the garment, not a limb. */
@@ -75,13 +75,15 @@ function rowExtent({ width, data }: Mask, y: number, x0: number, x1: number): { 
   return { l, r }
 }
 
+type Rgb = [number, number, number]
+
 /**
- * The model's skin colour from the face, or undefined when the photo does not start with a head: the top rows of
- * the foreground narrow (under half its widest row) for at least 5% of its height and at most `headShare` of it, above
- * shoulders much wider, the lower half of them (below the hair) mostly one warm colour with red over green over blue, as
- * skin is.
+ * The model's skin colour from the face, and the share of the foreground's height the head and neck take, or undefined
+ * when the photo does not start with a head: the top rows of the foreground narrow (under half its widest row) for at
+ * least 5% of its height and at most BUST_HEAD_SHARE of it, above shoulders much wider, the lower half of them (below
+ * the hair) mostly one warm colour with red over green over blue, as skin is.
  */
-function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds, headShare: number): number[] | undefined {
+function readFace(image: RgbaImage, mask: Mask, box: MaskBounds): { colour: Rgb; headShare: number } | undefined {
   const { width, data } = mask
   const extents: number[] = []
   for (let y = box.y0; y < box.y1; y++) {
@@ -101,7 +103,7 @@ function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds, headShare: nu
   }
   if (headWidth > widest * 0.5) return undefined
   const tall = box.y1 - box.y0
-  if (headRows < tall * 0.05 || headRows > tall * headShare) return undefined
+  if (headRows < tall * 0.05 || headRows > tall * BUST_HEAD_SHARE) return undefined
   const samples: number[][] = [[], [], []]
   for (let y = box.y0 + (headRows >> 1); y < box.y0 + headRows; y++) {
     const { l, r } = rowExtent(mask, y, box.x0, box.x1)
@@ -112,15 +114,15 @@ function faceColour(image: RgbaImage, mask: Mask, box: MaskBounds, headShare: nu
     }
   }
   if (samples[0].length < 6) return undefined
-  const colour = samples.map((v) => [...v].sort((a, b) => a - b)[v.length >> 1])
-  const [r, g, b] = colour
+  const [r, g, b] = samples.map((v) => [...v].sort((a, b) => a - b)[v.length >> 1])
+  const colour: Rgb = [r, g, b]
   if (!(r > g && g > b && r - b >= 25 && r - g <= 0.45 * r)) return undefined
   let alike = 0
   for (let i = 0; i < samples[0].length; i++) {
     const k = brightnessMatch(samples[0][i], samples[1][i], samples[2][i], colour)
     if (Math.max(...colour.map((v, c) => Math.abs(samples[c][i] - k * v))) <= SKIN_TOLERANCE) alike++
   }
-  return alike >= samples[0].length * 0.6 ? colour : undefined
+  return alike >= samples[0].length * 0.6 ? { colour, headShare: headRows / tall } : undefined
 }
 
 function brightnessMatch(r: number, g: number, b: number, colour: number[]): number {

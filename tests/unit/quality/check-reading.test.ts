@@ -3,9 +3,9 @@ import { farColour, paintedComposite } from '../../support/scenes/composites.ts'
 import { judge } from '../../support/scenes/oracle.ts'
 import { PART } from '../../support/scenes/types.ts'
 import { decodeUpright } from '../../../shared/images/upright.ts'
-import { MEASURE_SIDE, measureJob } from '../../../shared/quality/measured-check.ts'
+import { MEASURE_SIDE } from '../../../shared/quality/measured-check.ts'
 import { asInput } from '../../support/images.ts'
-import { localEngineResult, measureScene, SLOW, tuningScene } from './check-support.ts'
+import { localEngineResult, measuredAsServed, measureScene, SLOW, tuningScene } from './check-support.ts'
 
 describe('where the check reads the figure', { timeout: SLOW }, () => {
   it('measures by the figure the engine finds at another size when the measuring copy shows no person', () => {
@@ -43,13 +43,6 @@ describe('where the check reads the figure', { timeout: SLOW }, () => {
     expect(painted.issues).toContain('garment_wrong_region')
     expect(painted.measures.torsoChanged).toBeGreaterThan(0.6)
     const engine = await localEngineResult(s, 'top')
-    const served = measureJob({
-      shopper: asInput(s.shopper),
-      product: asInput(s.product),
-      result: { bytes: engine, contentType: 'image/jpeg' },
-      category: 'bag',
-      weddingDress: false,
-    })
-    expect(served.issues).toContain('garment_wrong_region')
+    expect(measuredAsServed(s, engine, 'bag').issues).toContain('garment_wrong_region')
   })
 })

@@ -2,7 +2,13 @@ import { expect } from 'vitest'
 import { createRgba, type RgbaImage } from '../../../shared/images/codecs/raster.ts'
 import { createLocalEngine } from '../../../shared/engine/local/index.ts'
 import type { GarmentCategory } from '../../../shared/engine/types.ts'
-import { measureResult, type MeasureInput, type QualityMeasurement, type QualityProductKind } from '../../../shared/quality/measure.ts'
+import {
+  measureResult,
+  type MeasureInput,
+  type QualityCategory,
+  type QualityMeasurement,
+  type QualityProductKind,
+} from '../../../shared/quality/measure.ts'
 import { measureJob } from '../../../shared/quality/measured-check.ts'
 import { asInput } from '../../support/images.ts'
 import { received } from '../../support/scenes/composites.ts'
@@ -52,7 +58,7 @@ export async function localEngineResult(s: Scene, category: GarmentCategory): Pr
 }
 
 /** The measured check on a JPEG result as the service runs it (measureJob: the photos decoded at 512 px). */
-export function measuredAsServed(s: Scene, jpeg: Uint8Array, category: GarmentCategory, productKind?: QualityProductKind) {
+export function measuredAsServed(s: Scene, jpeg: Uint8Array, category: QualityCategory, productKind?: QualityProductKind) {
   return measureJob({
     shopper: asInput(s.shopper),
     product: asInput(s.product),
