@@ -255,6 +255,23 @@ describe('a shopper photo read at several sizes', () => {
     expect(analysis.body.hipY * scale).toBeGreaterThan(truth.boxes.torso[3] - 0.05 * truth.figureHeight)
   })
 
+  // Cut at the knees, a pale face lost on a pale backdrop leaves the hair's cap above empty rows, and the top below it is
+  // the shoulders. Read as a head above a hidden top, the cap put the shoulders at the chin and the stature at half the
+  // truth: trousers went on over the top of studio 22013 and were charged. A figure whose shoulders this leaves unfound is
+  // refused, never read at the chin.
+  it.each([
+    ['studio', 783],
+    ['studio', 17018],
+    ['studio', 22013],
+  ] as const)('does not take the hair over a lost face of %s %i for a head above a hidden top', (style, seed) => {
+    const { truth, analysis, scale } = readScene(style, seed)
+    expect(truth.framing).toBe('knee')
+    if (style === 'studio' && seed === 783) expect(analysis.body.found).toBe(true)
+    if (!analysis.body.found) return
+    // Read at the chin they were 0.11 to 0.18 of the height too high.
+    expect(Math.abs(analysis.body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
+  })
+
   // Cut at the knees below a top of the wall's colour, the bottoms start where the top ends: soft 3281 (trousers on a slim
   // waist, a bun on the head) read its stature from the head and its crotch where the trousers' legs part, so a skirt
   // began at the thighs; soft 6296 (a skirt below long hair) read its waist 0.12 of its height low.
