@@ -367,7 +367,9 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
   if (headWidth < 2) return null
   const from = top + Math.max(1, Math.round(0.08 * span))
   const to = Math.min(bottom, top + Math.round(0.32 * span))
-  const hold = Math.max(2, Math.round(0.03 * span))
+  // Cut by the frame, the span guessed is up to twice the stature: held that long, a striped top's shoulders are lost
+  // where a stripe of the backdrop's colour cuts the rows below them. Held for a third of the head's width at most.
+  const hold = Math.max(2, Math.round(stature === undefined ? Math.min(0.03 * span, CUT_HOLD_HEADS * headWidth) : 0.03 * span))
   const walk = (wide: (y: number) => boolean, held: (y: number) => boolean) => {
     let firstWide = -1
     for (let y = from; y <= to; y++) {
@@ -412,6 +414,9 @@ function findShoulders(width: Float32Array, top: number, bottom: number, stature
  * (dim 12049, 3099, studio 11653, photo 12137: statures 0.88 to 1.53 of the truth), 1.85 at most on the others.
  */
 const HAIR_HID_SHOULDERS = 2
+
+/** How long, as a share of the head's width, the shoulders' width is held below them in a figure cut by the frame. */
+const CUT_HOLD_HEADS = 0.35
 
 /**
  * The top of the head to the shoulders, as a multiple of the shoulders' width, at most: 0.39 to 1.24 on the 1,763 of

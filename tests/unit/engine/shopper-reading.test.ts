@@ -272,6 +272,15 @@ describe('a shopper photo read at several sizes', () => {
     expect(Math.abs(analysis.body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.05)
   })
 
+  // Cut at the knees, the stature guessed before the shoulders are found is up to twice the truth, and the shoulders' width
+  // was held that much longer below them: dim 22719's striped top, a dark stripe lost on the dark wall 16 rows below its
+  // shoulders, had them read 0.09 of its height low, its stature 1.77 times the truth, and a tee went on to the shins.
+  it('reads the shoulders of a striped top cut at the knees where its stripes begin, dim 22719', () => {
+    const { truth, analysis, scale, off } = readKneeLength('dim', 22719)
+    expect(Math.abs(analysis.body.shoulderY * scale - truth.boxes.torso[1]) / truth.figureHeight).toBeLessThan(0.03)
+    expect(off(analysis.body.figureHeight, truth.figureHeight)).toBeLessThan(0.25)
+  })
+
   // Cut at the knees below a top of the wall's colour, the bottoms start where the top ends: soft 3281 (trousers on a slim
   // waist, a bun on the head) read its stature from the head and its crotch where the trousers' legs part, so a skirt
   // began at the thighs; soft 6296 (a skirt below long hair) read its waist 0.12 of its height low.
