@@ -19,6 +19,14 @@ const MAX_FACE_COLOURED_BODY = 0.8
 const FACE_COLOUR_DISTANCE = 45
 
 /**
+ * Shoulders narrower than this share of the stature read are no figure's: 0.2 and up on the 431 knee-cut tuning readings
+ * of 17001-18500 and 19001-20500 (2026-12-01), whose statures were read 0.87 to 1.83 of the truth, and a standing adult's
+ * are 0.17 at least (person.ts). A column of a checked texture's squares was read as a head above a hidden top and a
+ * body 0.05 as wide as tall (empty scene 20092).
+ */
+const NARROWEST_SHOULDERS = 0.12
+
+/**
  * Whether the figure the body analysis found is a person and not a thing with an outline like one (a vase, a floor
  * lamp, a chair in a room, a garment laid flat, a pattern): the silhouette has a head of its own at its top (not one
  * placed from the feet because none came out), about as wide beside the shoulders as a head is, with skin in the
@@ -33,6 +41,8 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   const top = Math.max(0, Math.round(body.headTop))
   const headSpan = body.shoulderY - body.headTop
   if (cx < 0 || cx >= width || headSpan < 2) return false
+  // Shoulders this narrow for the stature read are no figure's, however far off a cut figure's stature was read.
+  if (body.shoulderWidth < NARROWEST_SHOULDERS * body.figureHeight) return false
 
   // The head came out: body at the centre in its upper third (a head placed above headless shoulders has none).
   let crown = false

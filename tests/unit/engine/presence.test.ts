@@ -139,6 +139,13 @@ describe('the person detector on generated photos', () => {
     expect(analyseShopper(shopperPixels(asInput(s.shopper))).body.found).toBe(true)
   })
 
+  // A column of a checked texture's squares, read as a head above a hidden top, its shoulders 0.05 of the stature wide.
+  it('finds nobody in a checked texture read as a figure far narrower than tall (held-out empty scene 20092)', () => {
+    const scene = makeEmptyScene(20_092)
+    expect(scene.kind).toBe('texture')
+    expect(read(scene.photo).person).toBe(false)
+  })
+
   it('finds nobody in held-out photos without a person: empty rooms, objects alone, product photos, textures', { timeout: 120_000 }, () => {
     const seen: Record<EmptySceneKind, { refused: number; of: number }> = {
       room: { refused: 0, of: 0 },
