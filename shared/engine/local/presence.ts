@@ -19,12 +19,12 @@ const MAX_FACE_COLOURED_BODY = 0.8
 const FACE_COLOUR_DISTANCE = 45
 
 /**
- * Shoulders narrower than this share of the stature read are no figure's: 0.2 and up on the 431 knee-cut tuning readings
- * of 17001-18500 and 19001-20500 (2026-12-01), whose statures were read 0.87 to 1.83 of the truth, and a standing adult's
- * are 0.17 at least (person.ts). A column of a checked texture's squares was read as a head above a hidden top and a
- * body 0.05 as wide as tall (empty scene 20092).
+ * Shoulders narrower than this share of the stature read are no figure's: 0.17 and up on the 267 knee-cut tuning figures
+ * read cut in 17001-18026 and 19001-20070 (2026-12-01), whose statures were read 0.42 to 1.83 of the truth, and a standing
+ * adult's are 0.17 at least (person.ts NARROWEST_SHOULDERS). A column of a checked texture's squares was read as a head
+ * above a hidden top and a body 0.05 as wide as tall (empty scene 20092).
  */
-const NARROWEST_SHOULDERS = 0.12
+const NARROWEST_FIGURE = 0.12
 
 /**
  * Whether the figure the body analysis found is a person and not a thing with an outline like one (a vase, a floor
@@ -42,7 +42,7 @@ export function looksLikePerson(image: RgbaImage, mask: Mask, body: BodyLayout):
   const headSpan = body.shoulderY - body.headTop
   if (cx < 0 || cx >= width || headSpan < 2) return false
   // Shoulders this narrow for the stature read are no figure's, however far off a cut figure's stature was read.
-  if (body.shoulderWidth < NARROWEST_SHOULDERS * body.figureHeight) return false
+  if (body.shoulderWidth < NARROWEST_FIGURE * body.figureHeight) return false
 
   // The head came out: body at the centre in its upper third (a head placed above headless shoulders has none).
   let crown = false
