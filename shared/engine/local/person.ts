@@ -137,13 +137,15 @@ function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
       feetVisible = true
     }
   }
-  const centreX = upperCentroid(mask, top, bottom)
-  const centralWidth = new Float32Array(height)
-  for (let y = 0; y < height; y++) {
-    const run = runAround(mask, y, Math.round(centreX))
-    centralWidth[y] = run ? run[1] - run[0] + 1 : 0
+  let centreX = upperCentroid(mask, top, bottom)
+  let smooth = centralWidths(mask, centreX)
+  // The column through the upper body's centre may pass beside the head (an arm out, a bag on one side): then the head's
+  // own centre, if its column runs down into the body (dim 24986, 24934).
+  const headRows = top + Math.max(2, Math.round(HEAD_ROWS * (bottom - top)))
+  if (Math.max(...smooth.subarray(top, headRows + 1)) < 2) {
+    const head = headCentre(mask, top, headRows, bottom)
+    if (head !== undefined) (centreX = head), (smooth = centralWidths(mask, centreX))
   }
-  const smooth = median3(centralWidth)
   const stature = feetVisible ? bottom - top : undefined
   let shoulders = headless ? headlessShoulders(smooth, top, bottom, feetVisible) : findShoulders(smooth, top, bottom, stature)
   // No shoulders below the head, and the head stands alone above empty rows: a top of the backdrop's colour, read from
@@ -151,6 +153,9 @@ function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
   const alone = lone && !shoulders && stature !== undefined ? belowLoneHead(smooth, top, stature) : undefined
   shoulders ??= alone ?? null
   if (!shoulders) return defaultLayout(width, height)
+  const head = headless ? undefined : headBelowGap(smooth, top, shoulders.shoulderStart)
+  const fromHead = head === undefined ? null : findShoulders(smooth, head, bottom, stature)
+  if (head !== undefined && fromHead) (top = head), (shoulders = fromHead)
   const across = (found: { shoulderStart: number; headWidth: number }) => {
     const last = Math.min(bottom, found.shoulderStart + Math.round(found.headWidth * 0.6))
     const held = Math.max(3, Math.round(HELD_ACROSS * found.headWidth))
@@ -210,7 +215,9 @@ function readBody(mask: Mask, headless: boolean, lone = false): BodyLayout {
   // stature its shoulders give here (1.03-1.27 of the truth on those scenes). Lower, it is the knees parting.
   const lowest = feetVisible ? 0.75 : LOWEST_CROTCH
   const crotch = findCrotch(mask, centreX, shoulderWidth, shoulderStart + 0.25 * guess, Math.min(bottom, top + lowest * guess))
-  const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : fromShoulders
+  // No crotch: the head-to-shoulder distance gives the stature as a cut frame leaves it (SHOULDER_SHARE), not the
+  // landmark guess, which put knee-cut figures at 1.09 of their stature (LOWEST_CROTCH's tuning scenes).
+  const figureHeight = feetVisible ? bottom - top : crotch !== null ? (crotch - top) / CROTCH : (shoulderStart - top) / SHOULDER_SHARE
   const at = (f: number) => top + f * figureHeight
   const floorY = at(1)
   const crotchY = crotch ?? at(CROTCH)
@@ -330,6 +337,44 @@ function upperCentroid({ width, data }: Mask, top: number, bottom: number): numb
     }
   }
   return count ? sum / count : width / 2
+}
+
+/** Per row, the width of the silhouette's run through column x, median-filtered over three rows. */
+function centralWidths(mask: Mask, centreX: number): Float32Array {
+  const widths = new Float32Array(mask.height)
+  for (let y = 0; y < mask.height; y++) {
+    const run = runAround(mask, y, Math.round(centreX))
+    widths[y] = run ? run[1] - run[0] + 1 : 0
+  }
+  return median3(widths)
+}
+
+/** The head's rows: the first HEAD_ROWS of the silhouette's height, where findShoulders takes the head's width. */
+const HEAD_ROWS = 0.06
+/**
+ * How far down the silhouette (share of its height) the column through the head's centre runs with no gap of more than
+ * two rows, for the head to be the figure's: a brick on the wall above a head stands apart from it (photo 477).
+ */
+const HEAD_JOINED = 0.2
+
+/** The centre of the pixels in the head's rows, when the column through it runs down into the body; else undefined. */
+function headCentre({ width, data }: Mask, top: number, headRows: number, bottom: number): number | undefined {
+  let sum = 0
+  let count = 0
+  for (let y = top; y <= headRows; y++)
+    for (let x = 0, i = y * width; x < width; x++, i++)
+      if (data[i]) {
+        sum += x
+        count++
+      }
+  if (!count) return undefined
+  const x = Math.round(sum / count)
+  let gap = 0
+  for (let y = top; y <= top + HEAD_JOINED * (bottom - top); y++) {
+    gap = data[y * width + x] ? 0 : gap + 1
+    if (gap > 2) return undefined
+  }
+  return sum / count
 }
 
 function runAround({ width, data }: Mask, y: number, x: number): [number, number] | null {
@@ -463,6 +508,39 @@ function hiddenTorsoShoulders(
   return found - top > HIDDEN_TORSO_LOWER * (shoulders - top) ? Math.round(shoulders) : undefined
 }
 
+/** How narrow (share of the shoulders' width) the centre's run gets below shoulders that were a head: its neck. */
+const NECK_BELOW = 0.5
+/** How much wider than those shoulders the run then gets: the shoulders below the neck. */
+const WIDER_BELOW_NECK = 1.3
+
+/**
+ * The top of a head read as the shoulders, below a piece of the wall that joins the figure's top but not the centre's
+ * column (a brick above the head, parted from it by empty rows there, photo 12137 cut at the knees): the first row after
+ * the last run of more than two empty rows above the shoulders found, when below those the column narrows to a neck
+ * (NECK_BELOW) within HEAD_OVER_SHOULDERS of their width and then widens past them (WIDER_BELOW_NECK) within half of
+ * it. Undefined otherwise: hair above a face lost against the wall is parted from shoulders that have no neck below.
+ */
+function headBelowGap(width: Float32Array, top: number, shoulderStart: number): number | undefined {
+  let after = -1
+  let empty = 0
+  for (let y = top; y < shoulderStart; y++) {
+    if (width[y] === 0) empty++
+    else {
+      if (empty > 2) after = y
+      empty = 0
+    }
+  }
+  if (after < 0) return undefined
+  const across = width[shoulderStart]
+  const lowest = Math.min(width.length - 1, Math.round(after + HEAD_OVER_SHOULDERS * across))
+  let neck = -1
+  for (let y = shoulderStart + 1; y <= lowest && neck < 0; y++) if (width[y] < NECK_BELOW * across) neck = y
+  if (neck < 0) return undefined
+  for (let y = neck; y <= Math.min(width.length - 1, neck + Math.round(0.5 * across)); y++)
+    if (width[y] > WIDER_BELOW_NECK * across) return after
+  return undefined
+}
+
 /** Rows below the bottoms' top (share of the stature) where the hands hanging beside them show the shoulders' span. */
 const LONE_HEAD_ARMS = 0.12
 /** The first rows below a lone head's empty ones lie this far below its top at most (share of the stature): the hips. */
@@ -474,6 +552,8 @@ const LONE_HEAD_BODY = 0.55
  */
 const LONE_HEAD_MASS = 0.1
 const LONE_HEAD_MASS_WIDTH = 0.8
+/** The share of those rows that must be that wide. */
+const LONE_HEAD_SOLID = 0.8
 
 /**
  * A head standing alone, with the feet in the photo: empty rows below it within the figure's top 0.3 (where a standing
@@ -489,13 +569,23 @@ function belowLoneHead(width: Float32Array, top: number, stature: number) {
   let empty = -1
   for (let y = top + Math.round(0.5 * headWidth); y <= top + 0.3 * stature && empty < 0; y++) if (width[y] === 0) empty = y
   if (empty < 0) return undefined
-  let body = empty
-  while (body <= top + LONE_HEAD_BODY * stature && width[body] === 0) body++
-  if (body > top + LONE_HEAD_BODY * stature) return undefined
-  // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace.
-  for (let y = body; y <= body + Math.round(LONE_HEAD_MASS * stature); y++)
-    if (!(width[y] >= LONE_HEAD_MASS_WIDTH * headWidth)) return undefined
-  return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
+  const lowest = top + LONE_HEAD_BODY * stature
+  const mass = Math.round(LONE_HEAD_MASS * stature)
+  // Every part below the empty rows, down to the hips, in turn: a fragment of the top or a belt between the head and the
+  // bottoms is passed over (photo 24972, studio 24963).
+  for (let y = empty; y <= lowest; ) {
+    while (y <= lowest && width[y] === 0) y++
+    if (y > lowest) return undefined
+    const body = y
+    // Bottoms are a solid mass nearly as wide as the head for a while, not a streak of texture or a fragment of lace;
+    // a narrow skirt's waist may be a few rows short of it (photo 24534).
+    let solid = 0
+    for (let k = body; k <= body + mass; k++) if (width[k] >= LONE_HEAD_MASS_WIDTH * headWidth) solid++
+    if (solid >= LONE_HEAD_SOLID * (mass + 1))
+      return { shoulderStart: body, neckY: empty - 1, headWidth, headTop: undefined as number | undefined }
+    while (y <= lowest && width[y] !== 0) y++
+  }
+  return undefined
 }
 
 /**

@@ -62,6 +62,7 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
   const bend = vignetteBend(blurred, width, height, left, right)
   const floorFrom = floorLine(left, right, height)
   const below = floorFrom < height ? bottomColours(blurred, width, height) : undefined
+  if (below) leaveFigureColumns(below, blurred, width, floorFrom, left, right, height)
 
   const distance = new Float32Array(width * height)
   const residual = new Float32Array(height)
@@ -81,7 +82,7 @@ export function roomBackdropDistance(image: RgbaImage, wallColours = false): Bac
         const d = blurred[i * 3 + c] - model
         sq += d * d
       }
-      if (below && y >= floorFrom) {
+      if (below && y >= floorFrom && !Number.isNaN(below[x * 3])) {
         // Boards and tiles run towards the camera: the floor at the bottom of a column is the floor above it.
         let sqBelow = 0
         for (let c = 0; c < 3; c++) {
@@ -170,6 +171,49 @@ function bottomColours(blurred: Float32Array, width: number, height: number): Fl
     }
   }
   return out
+}
+
+/**
+ * How far (summed over the channels) the bottom of a column must lie from the floor at both edges for it to be a figure
+ * standing across the floor's line rather than the floor: a figure cut at the knees has its legs at the frame's bottom.
+ */
+const NO_FLOOR = 60
+
+/**
+ * Columns whose bottom is no floor: of the colour of the rows just above the floor's line (the legs go on across it) and
+ * far from the floor at both edges. Their bottom colour is dropped (NaN), so that the legs are not taken for the floor
+ * their own colour gives there: photo 21944, 19717 and 22795, cut at the knees, were read as standing on a floor at the
+ * frame's bottom.
+ */
+function leaveFigureColumns(
+  below: Float32Array,
+  blurred: Float32Array,
+  width: number,
+  floorFrom: number,
+  left: Float32Array,
+  right: Float32Array,
+  height: number,
+): void {
+  const rows = Math.min(floorFrom, Math.max(2, Math.round(height * 0.02)))
+  if (rows < 1) return
+  const values = new Float32Array(rows)
+  const above = [0, 0, 0]
+  const fromEdge = (edge: Float32Array, x: number) => {
+    let d = 0
+    for (let c = 0; c < 3; c++) d += Math.abs(below[x * 3 + c] - edge[(height - 1) * 3 + c])
+    return d
+  }
+  for (let x = 0; x < width; x++) {
+    let sq = 0
+    for (let c = 0; c < 3; c++) {
+      for (let k = 0; k < rows; k++) values[k] = blurred[((floorFrom - 1 - k) * width + x) * 3 + c]
+      values.sort()
+      above[c] = values[rows >> 1]
+      sq += (above[c] - below[x * 3 + c]) ** 2
+    }
+    if (Math.sqrt(sq) < MIN_THRESHOLD && fromEdge(left, x) > NO_FLOOR && fromEdge(right, x) > NO_FLOOR)
+      below.fill(Number.NaN, x * 3, x * 3 + 3)
+  }
 }
 
 /** Per row, the median colour of columns [from, to). */
